@@ -1,0 +1,168 @@
+"""Diagnostics of the PH rod, MPI-reduced (spec 2.3; CSV columns of design.md section 3).
+
+Energies and momenta are assembled from UFL forms built with the same pieces as the
+residual (``fxrod.forms.elastic``), so the energy balance is a real check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import ufl
+from dolfinx import fem
+from mpi4py import MPI
+
+from fxrod.forms import elastic
+from fxrod.kinematics import CONSTRAINT_PAIRS, split_q
+
+
+class Diagnostics:
+    """Compiled diagnostic forms of a :class:`fxrod.model.RodModel` (state at t_n)."""
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        ctx = m.ctx
+        u0 = ufl.split(m.w0)
+        q, sig = u0[0], u0[1]
+        v = m.v0
+        phi, d = split_q(q)
+        vphi, vd = split_q(v)
+        dx = ctx.dx
+        kin = elastic.kinetic_energy(ctx, v)
+        comp = elastic.complementary_energy(ctx, sig, m.C)
+        ext = [e.stored_energy(ctx, list(u0[3:])) for e in m.extensions]
+        for e in ext:
+            if e is not None:
+                comp = comp + e
+        eps = m.strain_form()
+        w_disp = 0.5 * ufl.dot(eps, ufl.elem_mult(m.K, eps)) * dx
+        p = m.rhoA * vphi
+        J = ufl.cross(phi, m.rhoA * vphi) + m.M11 * ufl.cross(d[0], vd[0]) \
+            + m.M22 * ufl.cross(d[1], vd[1])
+        forms = {"kinetic": kin, "strain_energy": comp, "strain_energy_displacement": w_disp}
+        for i in range(3):
+            forms[f"p_{i + 1}"] = p[i] * dx
+            forms[f"J_{i + 1}"] = J[i] * dx
+            forms[f"com_{i + 1}"] = phi[i] / m.rod.length * dx
+        self._state_forms = {k: fem.form(f) for k, f in forms.items()}
+        self._work = None if m.work_form is None else fem.form(m.work_form)
+        self._port = None if m.port_form is None else fem.form(m.port_form)
+        self._diss = None if m.dissipation_form is None else fem.form(m.dissipation_form)
+
+        # nodal bookkeeping for tips, centrelines and constraints (owned P2 nodes)
+        Q = m.space.Q
+        self._n_own = Q.dofmap.index_map.size_local
+        self._s_own = Q.tabulate_dof_coordinates()[: self._n_own, 0].copy()
+        L = m.rod.length
+        tip = np.flatnonzero(np.isclose(self._s_own, L, atol=1e-12 * max(L, 1.0)))
+        self._tip_local = int(tip[0]) if tip.size else -1
+
+    def _sum(self, form) -> float:
+        return self.model.comm.allreduce(fem.assemble_scalar(form), op=MPI.SUM)
+
+    def step_quantities(self) -> dict[str, float]:
+        """Work and dissipation of the step just solved (call before the state update)."""
+        out = {"external_work_step": 0.0, "port_work_step": 0.0, "dissipation_step": 0.0}
+        if self._work is not None:
+            out["external_work_step"] = self._sum(self._work)
+        if self._port is not None:
+            out["port_work_step"] = self._sum(self._port)
+        if self._diss is not None:
+            out["dissipation_step"] = self._sum(self._diss)
+        return out
+
+    def state_quantities(self) -> dict[str, float]:
+        """Energies, momenta, centre of mass, tip and constraint residual at t_n."""
+        out = {k: self._sum(f) for k, f in self._state_forms.items()}
+        out["H"] = out["kinetic"] + out["strain_energy"]
+        q = self.model.q_nodal_local()[: self._n_own]
+        tip = q[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
+        tip = self.model.comm.allreduce(tip, op=MPI.SUM)
+        for i in range(3):
+            out[f"tip_{i + 1}"] = float(tip[i])
+        out["constraint_max"] = self.model.comm.allreduce(nodal_constraint_max(q), op=MPI.MAX)
+        return out
+
+    def tip_frame(self) -> np.ndarray:
+        """Directors at s = L as columns (3x3), MPI-reduced."""
+        q = self.model.q_nodal_local()[: self._n_own]
+        R = np.zeros((3, 3))
+        if self._tip_local >= 0:
+            R = q[self._tip_local, 3:12].reshape(3, 3).T
+        return self.model.comm.allreduce(R, op=MPI.SUM)
+
+    def tip_velocity(self) -> np.ndarray:
+        """Centreline velocity at s = L (3,), MPI-reduced."""
+        v = self.model.v0.x.array.reshape(-1, 12)[: self._n_own]
+        out = v[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
+        return self.model.comm.allreduce(out, op=MPI.SUM)
+
+    def gather_nodes(self, root: int = 0):
+        """Gather ``(s, q)`` of all P2 nodes to ``root``, sorted by s (None elsewhere)."""
+        m = self.model
+        q = m.q_nodal_local()[: self._n_own]
+        s_all = m.comm.gather(self._s_own, root=root)
+        q_all = m.comm.gather(q, root=root)
+        if m.comm.rank != root:
+            return None
+        s = np.concatenate(s_all)
+        qq = np.concatenate(q_all)
+        order = np.argsort(s, kind="stable")
+        return s[order], qq[order]
+
+
+def nodal_constraint_max(q: np.ndarray) -> float:
+    """Largest ``|g_ij(d)| = |1/2 (d_i.d_j - delta_ij)|`` over nodes (spec 1.1)."""
+    if q.size == 0:
+        return 0.0
+    d = q[:, 3:12].reshape(-1, 3, 3)  # d[:, k, :] = d_k
+    worst = 0.0
+    for i, j in CONSTRAINT_PAIRS:
+        g = 0.5 * (np.einsum("nk,nk->n", d[:, i], d[:, j]) - (1.0 if i == j else 0.0))
+        worst = max(worst, float(np.max(np.abs(g))))
+    return worst
+
+
+def nodal_constraint_values(q_node: np.ndarray) -> np.ndarray:
+    """The six ``g_ij`` at one node (order of spec 1.1)."""
+    d = np.asarray(q_node)[3:12].reshape(3, 3)
+    return np.array([0.5 * (d[i] @ d[j] - (1.0 if i == j else 0.0)) for i, j in CONSTRAINT_PAIRS])
+
+
+class StrainConsistency:
+    """``|| Pi_DG1(eps(q) - eps0) - C sigma ||_Omega`` per strain component (spec 2.3, eq. 54).
+
+    ``Pi_DG1`` is the L2 projection onto discontinuous P1; it is computed element by
+    element from the assembled right-hand side ``b = (psi, eps(q) - eps0 - C sigma)`` with the
+    exact DG1 element mass ``l/6 [[2, 1], [1, 2]]``: ``||Pi e||^2 = sum b^T M_e^{-1} b``.
+    """
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        S = m.space.S
+        psi = ufl.TestFunction(S)
+        sig = ufl.split(m.w0)[1]
+        e = m.strain_form() - ufl.elem_mult(m.C, sig)
+        self._b = fem.form(ufl.inner(psi, e) * m.ctx.dx)
+        ncell = m.mesh.topology.index_map(1).size_local
+        self._cells = np.array([S.dofmap.cell_dofs(c) for c in range(ncell)])  # (ncell, 2)
+        self._le = m.rod.length / m.rod.n_elements
+
+    def norms(self) -> np.ndarray:
+        """Six L2 norms of the projected inconsistency (units of the strains)."""
+        from dolfinx.fem.petsc import assemble_vector
+
+        b = assemble_vector(self._b)
+        b.ghostUpdate()
+        arr = b.getArray(readonly=True)
+        # local array of owned dofs; cells may reference ghosts -> use the full local vector
+        from dolfinx import la
+
+        vec = la.vector(self.model.space.S.dofmap.index_map, 6)
+        vec.array[: arr.size] = arr
+        vec.scatter_forward()
+        bb = vec.array.reshape(-1, 6)
+        b1, b2 = bb[self._cells[:, 0]], bb[self._cells[:, 1]]
+        local = (2.0 / self._le) * (2 * b1**2 - 2 * b1 * b2 + 2 * b2**2)
+        tot = self.model.comm.allreduce(local.sum(axis=0), op=MPI.SUM)
+        b.destroy()
+        return np.sqrt(np.maximum(tot, 0.0))

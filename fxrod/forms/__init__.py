@@ -1,0 +1,1 @@
+"""Weak-form terms of the midpoint step (42), one module per physics."""

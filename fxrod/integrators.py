@@ -1,0 +1,245 @@
+"""Time stepping: implicit midpoint steps (42) solved with PETSc SNES, and quasi-static
+load stepping on the same residual.
+
+Dynamics (``mode="dynamic"``): structure operators and loads at ``t_{n+1/2}``
+(``theta = 1/2``), which gives the discrete power balance (44), exact constraint
+preservation (48) and momentum balances of spec 2.3.
+
+Quasi-static (``mode="quasistatic"``, spec 2.4 item 4): zero inertia, ``t`` is a load
+factor. ``evaluation="endpoint"`` (default) enforces equilibrium at ``(q_{n+1},
+sigma_{n+1})`` with the loads at ``t_{n+1}``; the compliance rows keep the exact midpoint
+strain increment, so ``C sigma_{n+1} = Pi(eps(q_{n+1}))`` and every load step is an exact
+discrete equilibrium (no load-stepping error). ``evaluation="midpoint"`` is the paper's
+midpoint scheme with zero mass: equilibrium at the midpoint, an O(h^2) load-stepping error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from dolfinx.fem.petsc import NonlinearProblem
+from petsc4py import PETSc
+
+from fxrod.errors import ConvergenceError, ParameterError, check_positive
+
+_SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
+                 if isinstance(v, int)}
+
+
+def snes_reason_name(code: int) -> str:
+    """Human-readable name of a PETSc SNES converged reason."""
+    return f"{_SNES_REASONS.get(code, 'UNKNOWN')} ({code})"
+
+
+@dataclass
+class StepResult:
+    """Outcome of one accepted step."""
+
+    t: float
+    h: float
+    newton_its: int
+    external_work: float
+    port_work: float
+    dissipation: float
+
+
+class Integrator:
+    """Implicit midpoint / quasi-static stepper for a :class:`fxrod.model.RodModel`.
+
+    Parameters
+    ----------
+    model : RodModel
+        The discretised rod.
+    h : float
+        Step size [s] (load-factor increment in quasi-static mode), > 0.
+    mode : {"dynamic", "quasistatic"}
+        Dynamics with inertia, or zero inertia with t as a load factor.
+    evaluation : {"midpoint", "endpoint"}, optional
+        Where the momentum balance is evaluated; dynamics always use the midpoint.
+    atol, rtol : float
+        SNES absolute / relative tolerances on the residual 2-norm.
+    max_it : int
+        Newton iterations per attempt.
+    adaptive : bool
+        Halve the step when Newton fails, regrow after ``grow_after`` successes (up to the
+        nominal ``h``); give up below ``h_min``.
+    h_min : float, optional
+        Smallest step for adaptive stepping (default ``h / 2**10``).
+    """
+
+    def __init__(
+        self,
+        model,
+        h: float,
+        mode: str = "dynamic",
+        evaluation: str | None = None,
+        atol: float = 1e-10,
+        rtol: float = 1e-13,
+        max_it: int = 25,
+        adaptive: bool = False,
+        h_min: float | None = None,
+        grow_after: int = 3,
+        linesearch: str = "basic",
+    ) -> None:
+        self.h_nominal = check_positive("h", h)
+        if mode not in ("dynamic", "quasistatic"):
+            raise ParameterError("mode", mode, "'dynamic' or 'quasistatic'")
+        if evaluation is None:
+            evaluation = "midpoint" if mode == "dynamic" else "endpoint"
+        if evaluation not in ("midpoint", "endpoint"):
+            raise ParameterError("evaluation", evaluation, "'midpoint' or 'endpoint'")
+        if mode == "dynamic" and evaluation != "midpoint":
+            raise ParameterError("evaluation", evaluation, "'midpoint' in dynamic mode")
+        self.atol = check_positive("atol", atol)
+        self.rtol = check_positive("rtol", rtol)
+        if not isinstance(max_it, int) or max_it < 1:
+            raise ParameterError("max_it", max_it, "an integer >= 1")
+        self.h_min = self.h_nominal / 2**10 if h_min is None else check_positive("h_min", h_min)
+        if self.h_min > self.h_nominal:
+            raise ParameterError("h_min", h_min, f"<= h = {self.h_nominal}")
+        self.model = model
+        self.mode = mode
+        self.evaluation = evaluation
+        self.adaptive = bool(adaptive)
+        self.grow_after = int(grow_after)
+        self.t = 0.0
+        self._t_base, self._n_uniform = 0.0, 0   # t = t_base + n h_nominal (no drift)
+        self.h = self.h_nominal
+        self.step_count = 0
+        self._successes = 0
+        self._dq_prev: np.ndarray | None = None
+
+        model.theta.value = 0.5 if evaluation == "midpoint" else 1.0
+        if mode == "quasistatic":
+            model.rhoA.value = 0.0
+            model.M11.value = 0.0
+            model.M22.value = 0.0
+
+        opts = {
+            "snes_type": "newtonls",
+            "snes_linesearch_type": linesearch,
+            "snes_atol": self.atol,
+            "snes_rtol": self.rtol,
+            "snes_stol": 0.0,
+            "snes_max_it": max_it,
+            "snes_divergence_tolerance": -1,
+            "ksp_type": "preonly",
+            "pc_type": "lu",
+            "pc_factor_mat_solver_type": "mumps",
+        }
+        Integrator._count = getattr(Integrator, "_count", 0) + 1
+        self.problem = NonlinearProblem(
+            model.F, model.w, bcs=model.bcs,
+            petsc_options_prefix=f"fxrod{Integrator._count}_", petsc_options=opts,
+        )
+        self.snes = self.problem.solver
+        from fxrod.diagnostics import Diagnostics
+
+        self.diagnostics = Diagnostics(model)
+
+    # ------------------------------------------------------------------
+    def _update_loads(self, t0: float, h: float) -> None:
+        te = t0 + float(self.model.theta.value) * h
+        for ld in self.model.loads:
+            ld.update(te)
+        for ext in self.model.extensions:
+            ext.update(te, t0 + 0.5 * h)
+
+    def _predict(self, h: float) -> None:
+        m = self.model
+        m.w.x.array[:] = m.w0.x.array
+        qm = m.space.q_map
+        if self.mode == "dynamic":
+            m.w.x.array[qm] += h * m.v0.x.array
+        elif self._dq_prev is not None:
+            m.w.x.array[qm] += self._dq_prev * (h / self._h_prev)
+
+    def try_step(self, h: float) -> StepResult:
+        """Attempt one step of size h from the current state; raise ConvergenceError on
+        failure (the state is left unchanged)."""
+        m = self.model
+        m.h.value = h
+        self._update_loads(self.t, h)
+        self._predict(h)
+        self.problem.solve()
+        reason = self.snes.getConvergedReason()
+        its = self.snes.getIterationNumber()
+        arr = m.w.x.array
+        if reason <= 0 or not np.all(np.isfinite(arr)):
+            m.w.x.array[:] = m.w0.x.array
+            why = snes_reason_name(reason) if reason <= 0 else "non-finite solution"
+            raise ConvergenceError(self.t, h, why, f"{its} Newton iterations")
+        return StepResult(t=self.t + h, h=h, newton_its=its, external_work=0.0,
+                          port_work=0.0, dissipation=0.0)
+
+    def _accept(self, res: StepResult) -> StepResult:
+        m = self.model
+        sq = self.diagnostics.step_quantities()
+        res.external_work = sq["external_work_step"]
+        res.port_work = sq["port_work_step"]
+        res.dissipation = sq["dissipation_step"]
+        qm = m.space.q_map
+        dq = m.w.x.array[qm] - m.w0.x.array[qm]
+        m.v1.x.array[:] = 2.0 * dq / res.h - m.v0.x.array       # (42a)
+        if self.mode == "quasistatic":
+            m.v1.x.array[:] = 0.0
+        m.v0.x.array[:] = m.v1.x.array
+        m.w0.x.array[:] = m.w.x.array
+        self._dq_prev, self._h_prev = dq, res.h
+        if res.h == self.h_nominal:
+            self._n_uniform += 1
+            res.t = self._t_base + self._n_uniform * self.h_nominal
+        else:
+            self._t_base, self._n_uniform = res.t, 0
+        self.t = res.t
+        self.step_count += 1
+        return res
+
+    def step(self, h: float | None = None) -> StepResult:
+        """Advance by one accepted step (cut adaptively when enabled)."""
+        h = self.h if h is None else h
+        while True:
+            try:
+                res = self.try_step(h)
+            except ConvergenceError as err:
+                if not self.adaptive:
+                    raise
+                h *= 0.5
+                self._successes = 0
+                if h < self.h_min * (1 - 1e-12):
+                    raise ConvergenceError(err.t, 2 * h, err.reason,
+                                           f"step size fell below h_min = {self.h_min:g}") \
+                        from err
+                continue
+            break
+        self._successes += 1
+        if self.adaptive:
+            self.h = h
+            if self._successes >= self.grow_after and self.h < self.h_nominal:
+                self.h = min(self.h_nominal, 2 * self.h)
+                self._successes = 0
+        return self._accept(res)
+
+    def advance_to(self, t_end: float, callback=None) -> None:
+        """Step until ``t_end`` (the last step is shortened to land on it).
+
+        ``callback(integrator, result)`` is called after every accepted step.
+        """
+        if not (isinstance(t_end, int | float) and math.isfinite(t_end)) or t_end < 0:
+            raise ParameterError("t_end", t_end, ">= 0 and finite")
+        if self.mode == "quasistatic" and t_end > 1.0 + 1e-12 and getattr(
+                self, "require_unit_load_factor", False):
+            raise ParameterError("t_end", t_end, "a load factor in [0, 1]")
+        eps = 1e-12 * max(1.0, abs(t_end))
+        while self.t < t_end - eps:
+            remaining = t_end - self.t
+            h = self.h if remaining > self.h + eps else remaining
+            if abs(remaining - self.h) <= eps:
+                h = self.h
+            res = self.step(h)
+            if abs(self.t - t_end) <= eps:
+                self.t = res.t = float(t_end)
+            if callback is not None:
+                callback(self, res)

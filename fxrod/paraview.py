@@ -1,0 +1,118 @@
+"""ParaView output: a ``.pvd`` collection of ``.vtp`` polylines, one per stored time.
+
+Why this format: the rod's mesh is a 1D interval in the arc-length coordinate s, while the
+picture must show the deformed centreline ``phi(s, t)`` in 3D. VTX/XDMF would write the
+fields on the undeformed 1D mesh (ParaView would need a "warp" with 12-component data);
+a polyline per time with the centreline as geometry, the directors as point vectors and
+the stresses N, M as cell data opens directly in ParaView. The collection file is rewritten
+after every frame, so an interrupted run leaves a readable series. Only rank 0 writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+
+def sample_p2_curve(s_nodes: np.ndarray, q_nodes: np.ndarray, per_element: int = 8):
+    """Sample the P2 interpolant of nodal data along the rod.
+
+    Parameters
+    ----------
+    s_nodes : (2 n_e + 1,) array
+        Sorted nodal arc lengths (vertices and midpoints alternate).
+    q_nodes : (2 n_e + 1, k) array
+        Nodal values.
+    per_element : int
+        Sub-segments per element.
+
+    Returns
+    -------
+    s, values : arrays of shape (n_e per_element + 1,) and (.., k)
+    """
+    n_e = (len(s_nodes) - 1) // 2
+    xi = np.linspace(0.0, 1.0, per_element + 1)[:-1]
+    N = np.stack([2 * (xi - 0.5) * (xi - 1), -4 * xi * (xi - 1), 2 * xi * (xi - 0.5)], axis=1)
+    s_out, v_out = [], []
+    for e in range(n_e):
+        idx = [2 * e, 2 * e + 1, 2 * e + 2]
+        s_out.append(N @ s_nodes[idx])
+        v_out.append(N @ q_nodes[idx])
+    s_out.append(s_nodes[-1:])
+    v_out.append(q_nodes[-1:])
+    return np.concatenate(s_out), np.concatenate(v_out)
+
+
+def _data_array(name: str, a: np.ndarray) -> str:
+    a = np.asarray(a, dtype=float)
+    ncomp = 1 if a.ndim == 1 else a.shape[1]
+    vals = " ".join(repr(float(x)) for x in a.reshape(-1))
+    return (f'<DataArray type="Float64" Name="{name}" NumberOfComponents="{ncomp}" '
+            f'format="ascii">{vals}</DataArray>')
+
+
+def write_vtp(path, points: np.ndarray, point_data: dict, cell_data: dict) -> None:
+    """Write one polyline (points in order) as VTK XML PolyData; cells are its segments."""
+    pts = np.asarray(points, dtype=float)
+    n = len(pts)
+    conn = " ".join(str(i) for j in range(n - 1) for i in (j, j + 1))
+    offs = " ".join(str(2 * (j + 1)) for j in range(n - 1))
+    pd = "".join(_data_array(k, v) for k, v in point_data.items())
+    cd = "".join(_data_array(k, v) for k, v in cell_data.items())
+    xml = (
+        '<?xml version="1.0"?>\n<VTKFile type="PolyData" version="0.1" byte_order="LittleEndian">'
+        f'<PolyData><Piece NumberOfPoints="{n}" NumberOfVerts="0" NumberOfLines="{n - 1}" '
+        'NumberOfStrips="0" NumberOfPolys="0">'
+        f"<Points>{_data_array('Points', pts)}</Points>"
+        f"<PointData>{pd}</PointData><CellData>{cd}</CellData>"
+        '<Lines><DataArray type="Int64" Name="connectivity" format="ascii">'
+        f'{conn}</DataArray><DataArray type="Int64" Name="offsets" format="ascii">{offs}'
+        "</DataArray></Lines></Piece></PolyData></VTKFile>\n"
+    )
+    Path(path).write_text(xml)
+
+
+class PVDWriter:
+    """Time series of rod centrelines for ParaView (``DIR/NAME.pvd`` + ``DIR/NAME/*.vtp``).
+
+    Parameters
+    ----------
+    directory : path-like
+        Output directory.
+    name : str
+        Base name of the collection.
+    active : bool
+        Whether this process writes (rank 0).
+    """
+
+    def __init__(self, directory, name: str, active: bool = True) -> None:
+        self.dir = Path(directory)
+        self.name = name
+        self.active = active
+        self.entries: list[tuple[float, str]] = []
+        if active:
+            (self.dir / name).mkdir(parents=True, exist_ok=True)
+
+    @property
+    def path(self) -> Path:
+        return self.dir / f"{self.name}.pvd"
+
+    def write(self, t: float, points, point_data: dict | None = None,
+              cell_data: dict | None = None) -> None:
+        """Add the frame at time t and rewrite the collection file."""
+        if not self.active:
+            return
+        rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
+        write_vtp(self.dir / rel, points, point_data or {}, cell_data or {})
+        self.entries.append((float(t), rel))
+        ds = "".join(f'<DataSet timestep="{t!r}" part="0" file={quoteattr(f)}/>'
+                     for t, f in self.entries)
+        tmp = self.path.with_suffix(".pvd.tmp")
+        tmp.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">'
+                       f"<Collection>{ds}</Collection></VTKFile>\n")
+        tmp.replace(self.path)
+
+    def close(self) -> None:
+        """Nothing is held open; provided for symmetry with other writers."""

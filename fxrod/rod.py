@@ -1,0 +1,259 @@
+"""The data of one rod: geometry, cross-section, material, constraints (SI units).
+
+A :class:`Section` holds the per-unit-length constants of the Cosserat rod (spec 1.3):
+line density ``rhoA`` [kg/m], Euler-tensor entries ``M11 = M_rho^11``, ``M22 = M_rho^22``
+[kg m], shear/extension stiffnesses ``k_s1, k_s2, k_e`` [N] and bending/torsion
+stiffnesses ``k_b1, k_b2, k_t`` [N m^2]. A :class:`Rod` adds the length, the mesh size, the
+initial (straight) centreline and director frame, and the set of constrained strains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fxrod.errors import (
+    ParameterError,
+    check_int_min,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    check_vector,
+)
+
+#: Names of the six strain components, in the order (Gamma_1, Gamma_2, Gamma_3, K_1, K_2, K_3).
+STRAIN_NAMES: tuple[str, ...] = ("shear1", "shear2", "extension", "bend1", "bend2", "torsion")
+
+#: Shorthands for common constraint sets (spec 1.3).
+CONSTRAINT_ALIASES: dict[str, tuple[str, ...]] = {
+    "inextensible": ("extension",),
+    "shear_rigid": ("shear1", "shear2"),
+    "kirchhoff": ("shear1", "shear2", "extension"),
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    """Per-unit-length constants of a Cosserat rod (SI units).
+
+    Parameters
+    ----------
+    rhoA : float
+        Mass per unit length [kg/m], >= 0 (0 for quasi-static runs).
+    M11, M22 : float
+        Euler-tensor entries ``int_A rho theta_a^2 dA`` [kg m], >= 0.
+    k_s1, k_s2, k_e : float
+        Shear stiffnesses (``G A`` times shear factor) and axial stiffness ``E A`` [N], > 0.
+    k_b1, k_b2, k_t : float
+        Bending stiffnesses ``E I_1, E I_2`` and torsional stiffness ``G J`` [N m^2], > 0.
+    radius : float, optional
+        A representative radius [m] used only for pictures.
+    """
+
+    rhoA: float
+    M11: float
+    M22: float
+    k_s1: float
+    k_s2: float
+    k_e: float
+    k_b1: float
+    k_b2: float
+    k_t: float
+    radius: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("rhoA", "M11", "M22"):
+            check_nonnegative(name, getattr(self, name))
+        for name in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t"):
+            check_positive(name, getattr(self, name))
+        if self.radius is not None:
+            check_positive("radius", self.radius)
+
+    @property
+    def stiffness(self) -> np.ndarray:
+        """The six stiffnesses ``(k_s1, k_s2, k_e, k_b1, k_b2, k_t)``."""
+        return np.array([self.k_s1, self.k_s2, self.k_e, self.k_b1, self.k_b2, self.k_t])
+
+    @staticmethod
+    def _shear_modulus(E: float, G: float | None, nu: float | None) -> float:
+        if (G is None) == (nu is None):
+            raise ParameterError("G/nu", (G, nu), "exactly one of G [Pa] or nu given")
+        if G is not None:
+            return check_positive("G", G)
+        nu = check_range("nu", nu, -1.0, 0.5, lo_open=True, hi_open=True)
+        return E / (2.0 * (1.0 + nu))
+
+    @classmethod
+    def circular(
+        cls,
+        radius: float,
+        E: float,
+        rho: float,
+        G: float | None = None,
+        nu: float | None = None,
+        shear_factor: float = 1.0,
+    ) -> Section:
+        """Solid circular section of radius ``radius`` [m], Young's modulus ``E`` [Pa],
+        density ``rho`` [kg/m^3], shear modulus ``G`` [Pa] or Poisson ratio ``nu``."""
+        r = check_positive("radius", radius)
+        E = check_positive("E", E)
+        rho = check_nonnegative("rho", rho)
+        kappa = check_positive("shear_factor", shear_factor)
+        G = cls._shear_modulus(E, G, nu)
+        A = math.pi * r**2
+        Iax = math.pi * r**4 / 4.0
+        return cls(rhoA=rho * A, M11=rho * Iax, M22=rho * Iax, k_s1=kappa * G * A,
+                   k_s2=kappa * G * A, k_e=E * A, k_b1=E * Iax, k_b2=E * Iax,
+                   k_t=G * 2.0 * Iax, radius=r)
+
+    @classmethod
+    def rectangular(
+        cls,
+        width: float,
+        height: float,
+        E: float,
+        rho: float,
+        G: float | None = None,
+        nu: float | None = None,
+        shear_factor: float = 5.0 / 6.0,
+    ) -> Section:
+        """Solid rectangle, ``width`` [m] along d1 and ``height`` [m] along d2.
+
+        Bending about d1 uses ``I_1 = width height^3 / 12``; the torsion constant is the
+        Saint-Venant series approximation ``J = a b^3 (1/3 - 0.21 (b/a)(1 - b^4/(12 a^4)))``
+        with ``a >= b`` the longer and shorter sides.
+        """
+        b = check_positive("width", width)
+        hgt = check_positive("height", height)
+        E = check_positive("E", E)
+        rho = check_nonnegative("rho", rho)
+        kappa = check_positive("shear_factor", shear_factor)
+        G = cls._shear_modulus(E, G, nu)
+        A = b * hgt
+        I1 = b * hgt**3 / 12.0  # about d1: fibres at theta_2 = +-height/2
+        I2 = hgt * b**3 / 12.0
+        a, c = max(b, hgt), min(b, hgt)
+        J = a * c**3 * (1.0 / 3.0 - 0.21 * (c / a) * (1.0 - c**4 / (12.0 * a**4)))
+        # M_rho^11 = int rho theta_1^2 dA = rho I2 ; M_rho^22 = rho I1
+        return cls(rhoA=rho * A, M11=rho * I2, M22=rho * I1, k_s1=kappa * G * A,
+                   k_s2=kappa * G * A, k_e=E * A, k_b1=E * I1, k_b2=E * I2, k_t=G * J,
+                   radius=0.5 * math.sqrt(A))
+
+
+def normalize_constraints(constraints) -> tuple[str, ...]:
+    """Expand aliases and validate a set of constrained strain names."""
+    if constraints is None:
+        return ()
+    if isinstance(constraints, str):
+        constraints = (constraints,)
+    out: list[str] = []
+    for c in constraints:
+        names = CONSTRAINT_ALIASES.get(c, (c,))
+        for n in names:
+            if n not in STRAIN_NAMES:
+                allowed = ", ".join(STRAIN_NAMES + tuple(CONSTRAINT_ALIASES))
+                raise ParameterError("constraints", c, f"one of {allowed}")
+            if n not in out:
+                out.append(n)
+    if set(STRAIN_NAMES).issubset(out):
+        raise ParameterError("constraints", tuple(constraints),
+                             "a proper subset of the six strains (all six constrained leaves "
+                             "a rigid rod whose stresses are not determined: singular system)")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Rod:
+    """A rod: straight reference configuration from ``start`` to ``end`` (SI units).
+
+    Parameters
+    ----------
+    section : Section
+        Per-unit-length constants.
+    start, end : sequence of 3 floats
+        Centreline end points ``phi(0)`` and ``phi(L)`` [m]; the length is their distance.
+    d1 : sequence of 3 floats
+        First director; it must be orthogonal to ``end - start`` (it is normalised).
+        ``d3 = (end - start)/L`` and ``d2 = d3 x d1``.
+    n_elements : int
+        Number of finite elements (>= 1).
+    constraints : iterable of str
+        Constrained strains (zero compliance): any of ``shear1, shear2, extension, bend1,
+        bend2, torsion`` or the aliases ``inextensible``, ``shear_rigid``, ``kirchhoff``.
+    """
+
+    section: Section
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    d1: tuple[float, float, float]
+    n_elements: int
+    constraints: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.section, Section):
+            raise ParameterError("section", self.section, "a fxrod.Section")
+        a = check_vector("start", self.start, 3)
+        b = check_vector("end", self.end, 3)
+        L = float(np.linalg.norm(b - a))
+        if not L > 0.0:
+            raise ParameterError("length", L, "> 0 (start and end must differ)")
+        check_int_min("n_elements", self.n_elements, 1)
+        d1 = check_vector("d1", self.d1, 3)
+        n1 = float(np.linalg.norm(d1))
+        if n1 == 0.0:
+            raise ParameterError("d1", tuple(d1), "a non-zero vector orthogonal to end - start")
+        d3 = (b - a) / L
+        if abs(float(np.dot(d1 / n1, d3))) > 1e-10:
+            raise ParameterError("d1", tuple(d1), "orthogonal to end - start (|d1.d3| <= 1e-10)")
+        object.__setattr__(self, "start", tuple(a))
+        object.__setattr__(self, "end", tuple(b))
+        object.__setattr__(self, "d1", tuple(d1 / n1))
+        object.__setattr__(self, "constraints", normalize_constraints(self.constraints))
+
+    @property
+    def length(self) -> float:
+        """Rod length L [m]."""
+        return float(np.linalg.norm(np.subtract(self.end, self.start)))
+
+    @property
+    def frame(self) -> np.ndarray:
+        """Initial directors as columns ``R0 = [d1 d2 d3]``."""
+        d3 = np.subtract(self.end, self.start) / self.length
+        d1 = np.asarray(self.d1)
+        return np.column_stack([d1, np.cross(d3, d1), d3])
+
+    @property
+    def compliance(self) -> np.ndarray:
+        """Diagonal compliance ``(C_N, C_M)`` [1/N, 1/(N m^2)], zero for constrained strains."""
+        c = 1.0 / self.section.stiffness
+        for i, name in enumerate(STRAIN_NAMES):
+            if name in self.constraints:
+                c[i] = 0.0
+        return c
+
+    def initial_configuration(self, s: np.ndarray) -> np.ndarray:
+        """Nodal values ``q = (phi, d1, d2, d3)`` (shape ``(len(s), 12)``) at arc lengths s."""
+        s = np.asarray(s, dtype=float).reshape(-1)
+        a = np.asarray(self.start)
+        R0 = self.frame
+        q = np.empty((s.size, 12))
+        q[:, 0:3] = a[None, :] + np.outer(s, R0[:, 2])
+        for k in range(3):
+            q[:, 3 + 3 * k: 6 + 3 * k] = R0[:, k][None, :]
+        return q
+
+
+def straight_rod(
+    start, end, d1, section: Section, n_elements: int, constraints=()
+) -> Rod:
+    """Convenience constructor of a straight :class:`Rod` (see there)."""
+    return Rod(section=section, start=tuple(start), end=tuple(end), d1=tuple(d1),
+               n_elements=n_elements, constraints=tuple(normalize_constraints(constraints)))
+
+
+def rotation_is_orthonormal(R: np.ndarray, tol: float = 1e-10) -> bool:
+    """True when ``R^T R = I`` and ``det R = 1`` to ``tol``."""
+    R = np.asarray(R, dtype=float)
+    return bool(np.allclose(R.T @ R, np.eye(3), atol=tol) and abs(np.linalg.det(R) - 1) < tol)

@@ -1,0 +1,208 @@
+"""Pictures of rods: pyvista snapshots and animations (off-screen), matplotlib time series.
+
+Every function takes plain numpy centrelines (``(n_pts, 3)`` arrays in metres), so all
+formulations (Cosserat, ANCF, Hamel) share them. Only call these on MPI rank 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("PYVISTA_OFF_SCREEN", "true")
+
+
+def _pv():
+    import pyvista as pv
+
+    pv.OFF_SCREEN = True
+    return pv
+
+
+def _tube(pv, pts: np.ndarray, radius: float):
+    line = pv.lines_from_points(np.asarray(pts, dtype=float))
+    return line.tube(radius=radius, n_sides=16)
+
+
+def _auto_radius(frames: Sequence[np.ndarray]) -> float:
+    allp = np.concatenate([np.asarray(f) for f in frames])
+    span = float(np.max(np.ptp(allp, axis=0)))
+    seg = float(np.linalg.norm(np.diff(np.asarray(frames[0]), axis=0), axis=1).sum())
+    return 0.006 * max(span, seg, 1e-12)
+
+
+def _camera(plotter, azimuth: float, elevation: float) -> None:
+    # Start from a view looking along -e2 with e3 up, then rotate (the paper's convention:
+    # azimuth about the vertical e3 axis, elevation above the e1-e2 plane).
+    plotter.view_vector((0.0, -1.0, 0.0), viewup=(0.0, 0.0, 1.0))
+    plotter.camera.azimuth = azimuth
+    plotter.camera.elevation = elevation
+    plotter.reset_camera()
+
+
+def snapshot_figure(
+    frames: Sequence[np.ndarray],
+    times: Sequence[float],
+    path: str | os.PathLike,
+    radius: float | None = None,
+    azimuth: float = 55.0,
+    elevation: float = 15.0,
+    window_size: tuple[int, int] = (1024, 768),
+    triads: Sequence[np.ndarray] | None = None,
+    title: str | None = None,
+    extra_lines: Sequence[np.ndarray] = (),
+) -> Path:
+    """Write a PNG of centreline snapshots as tubes coloured by time.
+
+    Parameters
+    ----------
+    frames : sequence of (n_pts, 3) arrays
+        Centreline points of each snapshot [m].
+    times : sequence of float
+        Time of each snapshot [s] (colour scale).
+    path : path-like
+        Output PNG.
+    radius : float, optional
+        Tube radius [m]; default 0.6 % of the scene size.
+    azimuth, elevation : float
+        Camera angles [deg].
+    window_size : (int, int)
+        Image size in pixels.
+    triads : sequence of (n_pts, 3, 3) arrays, optional
+        Director frames ``d_k = triads[f][i, :, k]`` drawn at the given points of each frame.
+    title : str, optional
+        Text drawn in the upper left corner.
+    extra_lines : sequence of (n, 3) arrays
+        Additional thin black polylines (e.g. a tip path).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+    """
+    pv = _pv()
+    if len(frames) == 0:
+        raise ValueError("frames: need at least one snapshot")
+    r = _auto_radius(frames) if radius is None else float(radius)
+    p = pv.Plotter(off_screen=True, window_size=list(window_size))
+    p.set_background("white")
+    tmin, tmax = float(min(times)), float(max(times))
+    for pts, t in zip(frames, times, strict=True):
+        tube = _tube(pv, pts, r)
+        tube["t"] = np.full(tube.n_points, float(t))
+        p.add_mesh(tube, scalars="t", cmap="viridis", clim=(tmin, max(tmax, tmin + 1e-12)),
+                   show_scalar_bar=False, smooth_shading=True)
+    p.add_scalar_bar(title="t", color="black", vertical=True)
+    for line in extra_lines:
+        p.add_mesh(pv.lines_from_points(np.asarray(line, dtype=float)), color="black",
+                   line_width=2)
+    if triads is not None:
+        colors = ("red", "green", "blue")
+        for pts, tri in zip(frames, triads, strict=False):
+            pts = np.asarray(pts)
+            tri = np.asarray(tri)
+            step = max(1, len(pts) // 8)
+            for k in range(3):
+                p.add_arrows(pts[::step], tri[::step, :, k], mag=6 * r, color=colors[k])
+    if title:
+        p.add_text(title, font_size=12, color="black")
+    p.show_axes()
+    _camera(p, azimuth, elevation)
+    out = Path(path)
+    p.screenshot(str(out))
+    p.close()
+    return out
+
+
+def animation(
+    frames: Sequence[np.ndarray],
+    times: Sequence[float],
+    path: str | os.PathLike,
+    radius: float | None = None,
+    azimuth: float = 55.0,
+    elevation: float = 15.0,
+    window_size: tuple[int, int] = (640, 480),
+    fps: int = 10,
+    trail: np.ndarray | None = None,
+) -> Path:
+    """Write an animation of the centreline (GIF, or MP4 when imageio-ffmpeg is installed).
+
+    The camera is fixed so that the whole motion stays in view. The format follows the
+    suffix of ``path`` (``.gif`` or ``.mp4``).
+    """
+    pv = _pv()
+    if len(frames) == 0:
+        raise ValueError("frames: need at least one snapshot")
+    r = _auto_radius(frames) if radius is None else float(radius)
+    out = Path(path)
+    p = pv.Plotter(off_screen=True, window_size=list(window_size))
+    p.set_background("white")
+    # Invisible bounding geometry fixes the camera for all frames.
+    allp = np.concatenate([np.asarray(f) for f in frames])
+    box = pv.Box(bounds=np.ravel(np.c_[allp.min(0) - r, allp.max(0) + r]))
+    p.add_mesh(box, opacity=0.0)
+    actor = p.add_mesh(_tube(pv, frames[0], r), color="tab:blue", smooth_shading=True)
+    label = p.add_text(f"t = {times[0]:.3g}", font_size=12, color="black")
+    _camera(p, azimuth, elevation)
+    if out.suffix.lower() == ".mp4":
+        p.open_movie(str(out), framerate=fps)
+    else:
+        p.open_gif(str(out), fps=fps)
+    for i, (pts, t) in enumerate(zip(frames, times, strict=True)):
+        p.remove_actor(actor)
+        actor = p.add_mesh(_tube(pv, pts, r), color="tab:blue", smooth_shading=True)
+        if trail is not None and i > 0:
+            p.add_mesh(pv.lines_from_points(np.asarray(trail)[: i + 1]), color="black")
+        label.SetText(2, f"t = {t:.3g}")
+        p.write_frame()
+    p.close()
+    return out
+
+
+def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
+    """Plot energy, energy residual, momenta and tip position from an fxrod CSV.
+
+    Panels are drawn for the columns that exist. Raises ``ValueError`` naming the needed
+    columns when the CSV has none of them.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fxrod.io import read_csv
+
+    data = read_csv(csv_path)
+    if "t" not in data:
+        raise ValueError(f"{csv_path}: no column 't'; an fxrod time-series CSV is needed")
+    groups = [
+        ("energy", ["kinetic", "strain_energy", "H", "external_work", "dissipated"]),
+        ("energy residual", ["energy_residual"]),
+        ("linear momentum", ["p_1", "p_2", "p_3"]),
+        ("angular momentum", ["J_1", "J_2", "J_3"]),
+        ("tip position", ["tip_1", "tip_2", "tip_3"]),
+    ]
+    panels = [(name, [c for c in cols if c in data and np.isfinite(data[c]).any()])
+              for name, cols in groups]
+    panels = [(n, c) for n, c in panels if c]
+    if not panels:
+        need = ", ".join(c for _, cols in groups for c in cols)
+        raise ValueError(f"{csv_path}: none of the plottable columns ({need}) is present")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 * len(panels)), sharex=True)
+    axes = np.atleast_1d(axes)
+    t = data["t"]
+    for ax, (name, cols) in zip(axes, panels, strict=True):
+        for c in cols:
+            ax.plot(t, data[c], label=c)
+        ax.set_ylabel(name)
+        ax.legend(fontsize=7, loc="best")
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("t")
+    fig.tight_layout()
+    out = Path(out) if out is not None else Path(csv_path).with_suffix(".png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

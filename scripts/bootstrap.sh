@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Create or update the project-local venv (.venv) with Python >= 3.12 and fxrod[test].
+# Interpreter search: $FXROD_PYTHON, else python3.13/python3.12/python3 on PATH that really
+# run and are >= 3.12, else the newest pyenv-managed 3.12+/3.13+. A no-op when up to date.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$here/.venv"
+stamp="$venv/.fxrod-installed"
+
+version_ok() {  # $1: interpreter; prints its version when >= 3.12 and it runs
+  "$1" -c 'import sys; assert sys.version_info >= (3, 12); print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null
+}
+describe() { "$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || echo "not runnable"; }
+
+find_python() {
+  if [ -n "${FXROD_PYTHON:-}" ]; then
+    if ! command -v "$FXROD_PYTHON" >/dev/null 2>&1 && [ ! -x "$FXROD_PYTHON" ]; then
+      echo "bootstrap: FXROD_PYTHON=$FXROD_PYTHON does not exist or is not executable" >&2; return 1
+    fi
+    if ! version_ok "$FXROD_PYTHON" >/dev/null; then
+      echo "bootstrap: FXROD_PYTHON=$FXROD_PYTHON is Python $(describe "$FXROD_PYTHON"); fxrod needs Python >= 3.12" >&2; return 1
+    fi
+    echo "$FXROD_PYTHON"; return 0
+  fi
+  local found=""
+  for cand in python3.13 python3.12 python3; do
+    if command -v "$cand" >/dev/null 2>&1; then
+      if version_ok "$cand" >/dev/null; then echo "$(command -v "$cand")"; return 0; fi
+      found="$found $cand ($(describe "$cand"))"
+    fi
+  done
+  if command -v pyenv >/dev/null 2>&1; then
+    local root best=""
+    root="$(pyenv root)"
+    for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.(1[2-9]|[2-9][0-9])\.[0-9]+$' | sort -t. -k1,1n -k2,2n -k3,3n); do
+      [ -x "$root/versions/$v/bin/python3" ] && version_ok "$root/versions/$v/bin/python3" >/dev/null && best="$root/versions/$v/bin/python3"
+    done
+    if [ -n "$best" ]; then echo "$best"; return 0; fi
+    found="$found pyenv:[$(pyenv versions --bare 2>/dev/null | tr '\n' ' ')]"
+  fi
+  echo "bootstrap: no Python >= 3.12 found (seen:${found:- none}). Install Python 3.12 or 3.13" \
+       "(e.g. 'pyenv install 3.12', or Debian's python3 on trixie) or set FXROD_PYTHON." >&2
+  return 1
+}
+
+# Up to date? (venv exists, runs, and pyproject.toml has not changed since the install)
+want="$(sha256sum "$here/pyproject.toml" | cut -d' ' -f1)"
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
+   && version_ok "$venv/bin/python" >/dev/null; then
+  exit 0
+fi
+
+py="$(find_python)"
+echo "bootstrap: using $py (Python $(describe "$py")) -> $venv" >&2
+t0=$(date +%s)
+if [ ! -x "$venv/bin/python" ] || ! version_ok "$venv/bin/python" >/dev/null; then
+  rm -rf "$venv"
+  "$py" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet -e "$here[test]"
+echo "$want" > "$stamp"
+echo "bootstrap: done in $(( $(date +%s) - t0 )) s ($(du -sh "$venv" | cut -f1) in .venv)" >&2

@@ -1,0 +1,45 @@
+"""Shared test helpers: imports fxrod first (dolfinx_solver before dolfinx/petsc4py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fxrod  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+if not SHARED.exists():  # CI lays shared/ beside the clone
+    SHARED = Path(os.environ.get("FXROD_SHARED", ROOT.parent / "shared"))
+REF = SHARED / "reference"
+
+
+def mpirun_cmd() -> list[str]:
+    """The mpirun of the venv (mpich wheel), falling back to PATH."""
+    cand = Path(sys.executable).parent / "mpirun"
+    exe = str(cand) if cand.exists() else shutil.which("mpirun")
+    if exe is None:
+        pytest.skip("mpirun not available")
+    return [exe, "-n", "2"]
+
+
+def run_mpi(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``python args`` under ``mpirun -n 2`` and fail loudly on a non-zero exit."""
+    env = dict(os.environ)
+    env.setdefault("UCX_TLS", "self,sm,tcp")
+    p = subprocess.run(mpirun_cmd() + [sys.executable, *args], capture_output=True, text=True,
+                       timeout=timeout, env=env, cwd=ROOT)
+    assert p.returncode == 0, f"mpirun failed:\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+@pytest.fixture(scope="session")
+def ref_dir() -> Path:
+    if not REF.exists():
+        pytest.fail(f"reference data not found at {REF} (set FXROD_SHARED)")
+    return REF
