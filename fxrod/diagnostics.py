@@ -82,6 +82,20 @@ class Diagnostics:
         out["constraint_max"] = self.model.comm.allreduce(nodal_constraint_max(q), op=MPI.MAX)
         return out
 
+    def node_q(self, s: float) -> np.ndarray:
+        """Nodal configuration ``q`` (12,) at the P2 node at arc length ``s``, MPI-reduced.
+
+        Raises ``ValueError`` when no node lies at ``s``.
+        """
+        m = self.model
+        q = m.q_nodal_local()[: self._n_own]
+        idx = np.flatnonzero(np.isclose(self._s_own, s, atol=1e-12 * max(m.rod.length, 1.0)))
+        val = q[idx[0]] if idx.size else np.zeros(12)
+        cnt = m.comm.allreduce(int(idx.size > 0), op=MPI.SUM)
+        if cnt == 0:
+            raise ValueError(f"s = {s}: no P2 node there")
+        return m.comm.allreduce(val, op=MPI.SUM) / cnt
+
     def tip_frame(self) -> np.ndarray:
         """Directors at s = L as columns (3x3), MPI-reduced."""
         q = self.model.q_nodal_local()[: self._n_own]

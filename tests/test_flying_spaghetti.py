@@ -87,7 +87,8 @@ def test_mixed_strains_consistent(run15):
 def test_energy_vs_authors_data(run15, ref_dir):
     """The data's total_energy differs at 1e-4..1e-6 relative; see README 'Energy vs data'.
     Assert the documented size of the difference so that a change is noticed."""
-    path = ref_dir / "kinon2026/results/example_01_flying_spaghetti/ex01_flyingspaghetti_results.csv"
+    path = (ref_dir / "kinon2026/results/example_01_flying_spaghetti"
+            / "ex01_flyingspaghetti_results.csv")
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     data = {round(float(r["time"]), 6): float(r["total_energy"]) for r in rows}

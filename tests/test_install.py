@@ -19,7 +19,8 @@ def solve_bratu_like(comm) -> float:
     V = fem.functionspace(msh, ("Lagrange", 2))
     u, v = fem.Function(V), ufl.TestFunction(V)
     F = (1 + u**2) * ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx - v * ufl.dx
-    facets = mesh.locate_entities_boundary(msh, 0, lambda x: np.isclose(x[0], 0) | np.isclose(x[0], 1))
+    facets = mesh.locate_entities_boundary(
+        msh, 0, lambda x: np.isclose(x[0], 0) | np.isclose(x[0], 1))
     bc = fem.dirichletbc(0.0, fem.locate_dofs_topological(V, 0, facets), V)
     prob = NonlinearProblem(F, u, bcs=[bc], petsc_options_prefix="install_",
                             petsc_options={"snes_rtol": 1e-12, "ksp_type": "preonly",

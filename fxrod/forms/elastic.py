@@ -1,6 +1,7 @@
 """The elastic mixed PH rod: the residual of one implicit midpoint step, eq. (42a-f).
 
-All rows below are divided by the step size h (the model multiplies the sum by h). With ``v_m = (q_{n+1} - q_n)/h`` (42a, eliminated),
+All rows below are divided by the step size h (the model multiplies the sum by h).
+With ``v_m = (q_{n+1} - q_n)/h`` (42a, eliminated),
 ``v_{n+1} = 2 v_m - v_n`` and ``(.)_e`` the evaluation state (the midpoint in dynamics):
 
 * (42b, c) momentum, tested with ``dq``:
