@@ -1,0 +1,37 @@
+"""Demos under mpirun -n 2 write the serial CSV to 1e-10."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxrod.io import read_csv
+from tests.conftest import run_mpi
+
+CASES = [
+    ("flying_spaghetti", ["--quick", "--no-pictures", "--quiet"], ["flying_spaghetti.csv"]),
+    ("cantilever_vibration", ["--quick", "--no-pictures", "--quiet"],
+     ["cantilever_vibration.csv"]),
+    ("quasistatic_cantilever", ["--quick", "--quiet"],
+     ["quasistatic_cantilever_constrained.csv", "quasistatic_cantilever_unconstrained.csv"]),
+]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("demo,args,files", CASES, ids=[c[0] for c in CASES])
+def test_mpi_equals_serial(tmp_path, demo, args, files):
+    import importlib
+
+    mod = importlib.import_module(f"demos.{demo}")
+    mod.main(args + ["--out", str(tmp_path / "serial")])
+    run_mpi([f"demos/{demo}.py", *args, "--out", str(tmp_path / "mpi")])
+    for f in files:
+        a = read_csv(tmp_path / "serial" / f)
+        b = read_csv(tmp_path / "mpi" / f)
+        assert a.keys() == b.keys()
+        assert len(a["t"]) == len(b["t"]) > 1
+        for k in a:
+            if k == "newton_its":
+                continue
+            scale = max(1.0, float(np.nanmax(np.abs(a[k]))))
+            assert np.nanmax(np.abs(a[k] - b[k])) <= 1e-10 * scale, (f, k)
