@@ -1,5 +1,6 @@
-"""Nonlinear cantilever vibrations (Kinon, Eugster & Betsch 2026, Ex. 6.2; Herrmann &
-Kotyczka 2024).
+"""Nonlinear cantilever vibrations (Kinon, Eugster & Betsch 2026, Ex. 6.2).
+
+After Herrmann & Kotyczka 2024.
 
 An aluminium Kirchhoff rod (L = 1 m, r = 2 mm), clamped at s = 0, hit at its tip by a
 smooth 50 ms force/moment impulse, then vibrating freely: energy constant after the pulse,
@@ -38,9 +39,8 @@ def build(n_elements: int = 8, viscoelastic: bool = False):
     """The Ex. 6.2 model, elastic or with the paper's Maxwell branch."""
     if not viscoelastic:
         return cantilever_vibration(n_elements)
-    from fxrod.forms.viscoelastic import GeneralizedMaxwell
-
     from fxrod.examples import cantilever_vibration_section
+    from fxrod.forms.viscoelastic import GeneralizedMaxwell
     from fxrod.rod import Rod
 
     rod = Rod(cantilever_vibration_section(), (0, 0, 0), (1, 0, 0), (0, -1, 0), n_elements,

@@ -51,13 +51,18 @@ def cantilever_vibration_section() -> Section:
 
 
 def cantilever_vibration(n_elements: int = 8, extensions=(), comm=None,
-                         constraints=("kirchhoff",)) -> RodModel:
+                         constraints=("kirchhoff",), scale: float = 1.0) -> RodModel:
     """Ex. 6.2: Kirchhoff cantilever along e1, clamped at s = 0, directors
     d1 = -e2, d2 = -e3, d3 = e1, smooth tip impulse ``nu = f (0, 1, 1)`` N,
-    ``mu = f (0.25, 0, 0)`` N m with ``f = (1 - cos(40 pi t))/2`` on [0, 0.05] s."""
+    ``mu = f (0.25, 0, 0)`` N m with ``f = (1 - cos(40 pi t))/2`` on [0, 0.05] s; ``scale``
+    multiplies the impulse (parameter studies)."""
     rod = Rod(cantilever_vibration_section(), start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0),
               d1=(0.0, -1.0, 0.0), n_elements=n_elements, constraints=constraints)
-    f = smooth_impulse(0.0, 0.05)
+    f0 = smooth_impulse(0.0, 0.05)
+
+    def f(t: float) -> float:
+        return scale * f0(t)
+
     load = EndLoad("L", force=lambda t: f(t) * np.array([0.0, 1.0, 1.0]),
                    moment=lambda t: f(t) * np.array([0.25, 0.0, 0.0]))
     return RodModel(rod, [load], [Clamp("0")], extensions=extensions, comm=comm)

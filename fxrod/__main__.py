@@ -1,0 +1,5 @@
+"""``python -m fxrod`` runs the command line (see :mod:`fxrod.cli`)."""
+
+from fxrod.cli import main
+
+raise SystemExit(main())
