@@ -14,6 +14,7 @@ DIR/flying_spaghetti.pvd (ParaView).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 import fxrod  # noqa: F401  (imports dolfinx_solver first)
 from fxrod.examples import flying_spaghetti
 from fxrod.integrators import Integrator
-from fxrod.simulation import Simulation
+from fxrod.simulation import Interrupted, Simulation
 
 NAME = "flying_spaghetti"
 
@@ -34,18 +35,29 @@ def main(argv=None) -> Simulation:
     ap.add_argument("--t-end", type=float, default=15.0)
     ap.add_argument("--n-elements", type=int, default=10)
     ap.add_argument("--kirchhoff", action="store_true", help="constrained (C_N = 0) rod")
+    ap.add_argument("--adaptive", action="store_true",
+                    help="halve a step whose Newton solve fails, regrow afterwards")
+    ap.add_argument("--checkpoint-every", type=int, default=0, metavar="K",
+                    help="write the full state every K steps (and at the end)")
+    ap.add_argument("--restart", default=None, metavar="DIR",
+                    help="continue the run from the checkpoint in DIR")
     ap.add_argument("--no-pictures", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     t_end = 5.0 if a.quick else a.t_end
 
     model = flying_spaghetti(a.n_elements, constraints=("kirchhoff",) if a.kirchhoff else ())
-    integ = Integrator(model, a.h, atol=1e-11, rtol=1e-14)
+    integ = Integrator(model, a.h, atol=1e-11, rtol=1e-14, adaptive=a.adaptive)
     snaps = list(np.arange(0.0, t_end + 1e-9, 2.5))
     sim = Simulation(integ, a.out, NAME, snapshot_times=snaps, paraview_every=1,
-                     quiet=a.quiet)
+                     quiet=a.quiet, checkpoint_every=a.checkpoint_every, restart=a.restart)
     t0 = time.perf_counter()
-    sim.run(t_end)
+    try:
+        sim.run(t_end)
+    except Interrupted as e:
+        if model.comm.rank == 0:
+            print(f"{NAME}: {e}", file=sys.stderr)
+        raise SystemExit(128 + e.signum) from None
     wall = time.perf_counter() - t0
     if model.comm.rank == 0:
         last = sim.rows[-1]

@@ -141,6 +141,24 @@ class Integrator:
         self.diagnostics = Diagnostics(model)
 
     # ------------------------------------------------------------------
+    def get_state(self) -> dict:
+        """Stepper scalars for a checkpoint (the fields are saved by fxrod.checkpoint)."""
+        return {"t": self.t, "h": self.h, "step_count": self.step_count,
+                "successes": self._successes, "t_base": self._t_base,
+                "n_uniform": self._n_uniform, "h_prev": getattr(self, "_h_prev", None),
+                "dq_prev": self._dq_prev}
+
+    def set_state(self, st: dict) -> None:
+        """Restore the stepper scalars written by :meth:`get_state`."""
+        self.t = float(st["t"])
+        self.h = float(st["h"])
+        self.step_count = int(st["step_count"])
+        self._successes = int(st["successes"])
+        self._t_base, self._n_uniform = float(st["t_base"]), int(st["n_uniform"])
+        if st.get("h_prev") is not None:
+            self._h_prev = float(st["h_prev"])
+        self._dq_prev = st.get("dq_prev")
+
     def _update_loads(self, t0: float, h: float) -> None:
         te = t0 + float(self.model.theta.value) * h
         for ld in self.model.loads:

@@ -109,6 +109,17 @@ class CSVWriter:
         self.close()
 
 
+def truncate_csv(path, n_rows: int) -> None:
+    """Keep the header and the first ``n_rows`` data rows of a CSV (restart)."""
+    p = Path(path)
+    if not p.exists():
+        return
+    lines = p.read_text().splitlines(keepends=True)
+    tmp = p.with_suffix(".csv.tmp")
+    tmp.write_text("".join(lines[: 1 + n_rows]))
+    tmp.replace(p)
+
+
 def read_csv(path) -> dict[str, np.ndarray]:
     """Read an fxrod CSV into a dict of float arrays (empty cells become NaN)."""
     with open(path, newline="") as fh:

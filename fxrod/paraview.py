@@ -87,13 +87,21 @@ class PVDWriter:
         Whether this process writes (rank 0).
     """
 
-    def __init__(self, directory, name: str, active: bool = True) -> None:
+    def __init__(self, directory, name: str, active: bool = True,
+                 resume_until: float | None = None) -> None:
         self.dir = Path(directory)
         self.name = name
         self.active = active
         self.entries: list[tuple[float, str]] = []
         if active:
             (self.dir / name).mkdir(parents=True, exist_ok=True)
+            if resume_until is not None and self.path.exists():
+                import xml.etree.ElementTree as ET
+
+                for e in ET.parse(self.path).getroot().iter("DataSet"):
+                    t = float(e.get("timestep"))
+                    if t <= resume_until * (1 + 1e-12) + 1e-14:
+                        self.entries.append((t, e.get("file")))
 
     @property
     def path(self) -> Path:
@@ -104,7 +112,7 @@ class PVDWriter:
         """Add the frame at time t and rewrite the collection file."""
         if not self.active:
             return
-        rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"
+        rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"  # overwrites stale frames
         write_vtp(self.dir / rel, points, point_data or {}, cell_data or {})
         self.entries.append((float(t), rel))
         ds = "".join(f'<DataSet timestep="{t!r}" part="0" file={quoteattr(f)}/>'

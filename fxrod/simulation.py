@@ -3,15 +3,32 @@ frames (design.md section 3). Only MPI rank 0 writes files."""
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from fxrod.io import STANDARD_COLUMNS, CSVWriter
+from mpi4py import MPI
+
+from fxrod import checkpoint
+from fxrod.checkpoint import CHECKPOINT_NAME
+from fxrod.errors import ConvergenceError, ParameterError
+from fxrod.io import STANDARD_COLUMNS, CSVWriter, truncate_csv
 from fxrod.paraview import PVDWriter, sample_p2_curve
+
+
+class Interrupted(RuntimeError):
+    """The run was stopped by a signal at the end of a completed step."""
+
+    def __init__(self, signum: int, t: float) -> None:
+        self.signum = signum
+        self.t = t
+        super().__init__(f"stopped by signal {signum} after the step ending at t = {t:.6g}; "
+                         "files closed, restart from the checkpoint to continue")
 
 
 class Progress:
@@ -72,6 +89,8 @@ class Simulation:
         extra_columns: Sequence[str] = (),
         extra: Callable | None = None,
         quiet: bool = True,
+        checkpoint_every: int = 0,
+        restart: str | Path | None = None,
     ) -> None:
         self.integ = integrator
         self.model = integrator.model
@@ -87,17 +106,54 @@ class Simulation:
         self.rows: list[dict] = []
         self.quiet = quiet
         self.paraview_every = int(paraview_every)
+        self.checkpoint_every = int(checkpoint_every)
         self.csv = None
         self.pvd = None
+        self._cum = {"external_work": 0.0, "dissipated": 0.0, "port_work": 0.0}
+        self._H_prev = None
+        if self.checkpoint_every < 0:
+            raise ParameterError("checkpoint_every", checkpoint_every, ">= 0")
+        if (self.checkpoint_every or restart is not None) and self.out_dir is None:
+            raise ParameterError("out_dir", None, "a directory when checkpointing/restarting")
+        resumed_step = None
+        if restart is not None:
+            resumed_step = self._restore(restart)
         if self.out_dir is not None:
             from fxrod.io import prepare_output_dir
 
             prepare_output_dir(self.out_dir, self.comm)
-            self.csv = CSVWriter(self.out_dir / f"{name}.csv", self.columns, self.comm)
+            csv_path = self.out_dir / f"{name}.csv"
+            if resumed_step is not None and self.comm.rank == 0:
+                truncate_csv(csv_path, resumed_step + 1)
+            self.csv = CSVWriter(csv_path, self.columns, self.comm,
+                                 append=resumed_step is not None)
             if self.paraview_every > 0:
-                self.pvd = PVDWriter(self.out_dir, name, active=self.comm.rank == 0)
-        self._cum = {"external_work": 0.0, "dissipated": 0.0, "port_work": 0.0}
-        self._H_prev = None
+                self.pvd = PVDWriter(self.out_dir, name, active=self.comm.rank == 0,
+                                     resume_until=None if resumed_step is None
+                                     else self.integ.t)
+        if resumed_step is not None:
+            self.rows.append({"t": self.integ.t})  # marks the initial row as written
+
+    # ------------------------------------------------------------------ checkpoints
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.out_dir / f"{self.name}_{CHECKPOINT_NAME}"
+
+    def write_checkpoint(self) -> None:
+        """Write the full state of the last completed step (rank 0 writes one file)."""
+        st = self.integ.get_state()
+        st.update(cum=self._cum, H_prev=self._H_prev)
+        checkpoint.save(self.checkpoint_path, self.model, st)
+
+    def _restore(self, restart) -> int:
+        path = Path(restart)
+        if path.is_dir():
+            path = path / f"{self.name}_{CHECKPOINT_NAME}"
+        st = checkpoint.load(path, self.model)
+        self.integ.set_state(st)
+        self._cum = dict(st["cum"])
+        self._H_prev = st["H_prev"]
+        return self.integ.step_count
 
     # ------------------------------------------------------------------
     def _row(self, res=None) -> dict:
@@ -130,25 +186,37 @@ class Simulation:
             self.csv.write(row)
         t = self.integ.t
         h = self.integ.h
-        g = None
-        for ts in self.snapshot_times:
-            if ts not in self.snapshots and abs(t - ts) <= 0.5 * h * (1 + 1e-9):
-                g = g or self.centreline()
-                if g is not None:
-                    self.snapshots[ts] = g[1][:, 0:3].copy()
-                else:
-                    self.snapshots[ts] = np.empty((0, 3))
-        if self.pvd is not None and (self.integ.step_count % self.paraview_every == 0):
-            g = g or self.centreline()
-            if g is not None:
-                s, q = g
-                ss, qq = sample_p2_curve(s, q)
-                self.pvd.write(t, qq[:, 0:3], point_data={
-                    "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12]})
+        want_snap = [ts for ts in self.snapshot_times
+                     if ts not in self.snapshots and abs(t - ts) <= 0.5 * h * (1 + 1e-9)]
+        want_pvd = self.pvd is not None and self.integ.step_count % self.paraview_every == 0
+        if not (want_snap or want_pvd):
+            return
+        g = self.centreline()  # collective: every rank takes the same branch
+        for ts in want_snap:
+            self.snapshots[ts] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
+        if want_pvd and g is not None:
+            s, q = g
+            ss, qq = sample_p2_curve(s, q)
+            self.pvd.write(t, qq[:, 0:3], point_data={
+                "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12]})
 
     def run(self, t_end: float) -> list[dict]:
-        """Record the initial state, step to ``t_end`` recording every step; return rows."""
+        """Record the initial state, step to ``t_end`` recording every step; return rows.
+
+        SIGINT and SIGTERM stop the run at the end of the current step: the files are
+        closed (and a checkpoint written when checkpointing is on), then ``Interrupted``
+        is raised. A step that fails writes a checkpoint of the last good state first.
+        """
         progress = Progress(t_end, self.comm, quiet=self.quiet)
+        stop = {"signal": None}
+
+        def handler(signum, frame):
+            stop["signal"] = signum
+
+        old = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, handler)
         try:
             if not self.rows:
                 self._record(None)
@@ -156,9 +224,25 @@ class Simulation:
             def cb(integ, res):
                 self._record(res)
                 progress.update(integ.t, res.h, res.newton_its)
+                if self.checkpoint_every and integ.step_count % self.checkpoint_every == 0:
+                    self.write_checkpoint()
+                flag = self.comm.allreduce(stop["signal"] or 0, op=MPI.MAX)
+                if flag:
+                    if self.checkpoint_every:
+                        self.write_checkpoint()
+                    raise Interrupted(flag, integ.t)
 
-            self.integ.advance_to(t_end, cb)
+            try:
+                self.integ.advance_to(t_end, cb)
+            except ConvergenceError:
+                if self.checkpoint_every:
+                    self.write_checkpoint()
+                raise
+            if self.checkpoint_every:
+                self.write_checkpoint()
         finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
             progress.close()
             if self.csv is not None:
                 self.csv.close()

@@ -1,0 +1,311 @@
+"""Pneumatic chambers and tendons (spec 3.2, eqs. 68-73) and the soft arm of Ex. 6.4 (spec
+4.4): tip positions vs the authors' data, the discrete power balance with the actuator port,
+the exact static arc, the tendon hook's closed form, input tables, input validation, MPI."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from fxrod.bcs import Clamp
+from fxrod.errors import ParameterError
+from fxrod.forms.actuation import Actuation, InputTable, PressureChamber, Tendon
+from fxrod.integrators import Integrator
+from fxrod.model import RodModel
+from fxrod.rod import Rod
+from fxrod.simulation import Simulation
+from fxrod.soft_arm import (
+    HOOK,
+    SOFT_ARM,
+    chamber_forces,
+    constant_strain_curve,
+    soft_arm,
+    soft_arm_actuation,
+    soft_arm_rod,
+    soft_arm_section,
+    static_strains,
+    tendon_hook,
+    tendon_hook_exact,
+)
+
+DATA = "kinon2026/results/example_04_soft_robotic_arm"
+CIRCLE_TIMES = (0.5, 1.5, 2.0, 2.5, 3.5, 4.0)
+HEART_TIMES = (1.0, 2.0, 3.0, 4.0)
+
+
+def data_tips(ref_dir, path: str) -> dict[float, np.ndarray]:
+    a = np.loadtxt(ref_dir / DATA / f"ex04_pressure_{path}_results.csv", delimiter=",",
+                   skiprows=1)
+    return {round(float(r[0]), 6): r[1:4] for r in a}
+
+
+def tips(sim: Simulation) -> dict[float, np.ndarray]:
+    t = sim.column("t")
+    x = np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]
+    return {round(float(ti), 6): xi for ti, xi in zip(t, x, strict=True)}
+
+
+def run_arm(path: str, t_end: float = SOFT_ARM.t_end, **kw) -> Simulation:
+    model = soft_arm(path, **kw)
+    sim = Simulation(Integrator(model, SOFT_ARM.h, atol=1e-11, rtol=1e-14))
+    sim.run(t_end)
+    return sim
+
+
+@pytest.fixture(scope="module")
+def circle():
+    return run_arm("circle")
+
+
+@pytest.fixture(scope="module")
+def heart():
+    return run_arm("heart")
+
+
+# ------------------------------------------------------------------ soft arm vs data
+def test_circle_tip_vs_data(circle, ref_dir):
+    """Measured (n_e = 10, h = 0.05): errors 5.6e-5, 1.3e-4, 1.8e-4, 2.8e-4, 4.7e-4, 4.8e-4
+    m at t = 0.5, 1.5, 2, 2.5, 3.5, 4 (max over all 81 data rows 5.6e-4 at t = 3.7)."""
+    ref, ours = data_tips(ref_dir, "circle"), tips(circle)
+    for t in CIRCLE_TIMES:
+        err = np.linalg.norm(ours[t] - ref[t])
+        assert err <= 2e-3, (t, ours[t], ref[t], err)
+    all_err = max(np.linalg.norm(ours[t] - ref[t]) for t in ref)
+    assert all_err <= 1e-3, all_err
+
+
+def test_circle_revolution_at_constant_height(circle, ref_dir):
+    """During the revolution (t in [0.5, 3.5] s) the tip stays at z in [0.14647, 0.14753] m
+    (data: [0.14653, 0.14766] m) at a radius of ~0.0927 m about e3."""
+    t = circle.column("t")
+    rev = (t >= 0.5 - 1e-9) & (t <= 3.5 + 1e-9)
+    z = circle.column("tip_3")[rev]
+    r = np.hypot(circle.column("tip_1"), circle.column("tip_2"))[rev]
+    zd = np.array([v[2] for k, v in data_tips(ref_dir, "circle").items() if 0.5 <= k <= 3.5])
+    print(f"circle: z in [{z.min():.5f}, {z.max():.5f}] m (data [{zd.min():.5f}, "
+          f"{zd.max():.5f}]), tip radius in [{r.min():.5f}, {r.max():.5f}] m")
+    assert np.ptp(z) <= 1.5e-3
+    assert abs(z.min() - zd.min()) <= 2e-4 and abs(z.max() - zd.max()) <= 2e-4
+    assert np.ptp(r) <= 2e-3 and abs(r.mean() - 0.0927) <= 1e-3
+    # a full revolution: the tip direction turns through 2 pi
+    ang = np.unwrap(np.arctan2(circle.column("tip_2")[rev], circle.column("tip_1")[rev]))
+    assert abs(ang[-1] - ang[0] - 2 * math.pi) <= 0.02
+
+
+def test_heart_tip_vs_data(heart, ref_dir):
+    """Measured: errors 8.0e-5, 1.4e-4, 2.1e-4, 2.3e-4 m at t = 1, 2, 3, 4 (max over all
+    rows 2.3e-4); z in [0.14690, 0.17550] m over the run."""
+    ref, ours = data_tips(ref_dir, "heart"), tips(heart)
+    for t in HEART_TIMES:
+        err = np.linalg.norm(ours[t] - ref[t])
+        assert err <= 2e-3, (t, ours[t], ref[t], err)
+    assert max(np.linalg.norm(ours[t] - ref[t]) for t in ref) <= 5e-4
+    z = heart.column("tip_3")
+    print(f"heart: z in [{z.min():.5f}, {z.max():.5f}] m")
+
+
+def test_plateau_geometry_closed_form(ref_dir):
+    """Why r_k = 0.065 m and rho = 1000 kg/m^3 (soft_arm module docstring): the exact static
+    arc at the plateau (|f| = 50 N) has tip radius 0.09232 m with r_k = 0.065 (the text's
+    value) but 0.08967 m with r_k = 0.0625 (spec 4.4's fit, which took the curvature per
+    deformed length); the data's mean plateau radius is 0.09275 m (the 4e-4 left is
+    dynamics: the quasi-static arc ignores the revolution)."""
+    ref = data_tips(ref_dir, "circle")
+    r_data = np.mean([np.hypot(v[0], v[1]) for k, v in ref.items() if 0.5 <= k <= 3.5])
+    sec = soft_arm_section()
+    out = {}
+    for rk in (0.065, 0.0625):
+        p = dataclasses.replace(SOFT_ARM, chamber_radius=rk)
+        G, K = static_strains(sec, chamber_forces("circle", 1.0, p), p.offsets)
+        phi, _ = constant_strain_curve(G, K, [p.length])
+        out[rk] = float(np.hypot(phi[0, 0], phi[0, 1]))
+    assert abs(out[0.065] - r_data) <= 5e-4, (out, r_data)
+    assert abs(out[0.0625] - r_data) >= 2.5e-3, (out, r_data)
+
+
+# ------------------------------------------------------------------ power balance
+def test_power_balance_soft_arm(circle, heart):
+    """H_{n+1} - H_n - W_act^n = 0 per step (measured max 3.7e-11 J, H up to 1.6 J)."""
+    for sim in (circle, heart):
+        res = sim.column("energy_residual")[1:]
+        H = sim.column("H")[1:]
+        assert np.all(np.abs(res) <= 1e-9 * np.maximum(1.0, H)), np.max(np.abs(res))
+        w = sim.column("port_work")
+        assert np.max(np.abs(w)) > 1e-3            # the chambers do work
+        assert np.max(sim.column("constraint_max")) <= 1e-10
+
+
+@pytest.mark.parametrize("formulation", ["material", "spatial"])
+def test_power_balance_tendon_dynamic(formulation):
+    """A tendon (nonlinear direction r_k'/|r_k'|) on an s-range whose start cuts an element:
+    the power balance is still exact (same integrand and quadrature in the residual and in
+    W_act). Measured max |residual| 1.4e-11 J with H up to 0.74 J."""
+    p = dataclasses.replace(HOOK, n_elements=8, s_a=0.06)
+    T = p.tension
+
+    def tension(t):
+        return T * 0.5 * (1.0 - math.cos(math.pi * min(t, 0.2) / 0.2))
+
+    with pytest.warns(UserWarning, match="not an element boundary"):
+        model = tendon_hook(p, tension=tension, formulation=formulation)
+    sim = Simulation(Integrator(model, 0.01, atol=1e-11, rtol=1e-14))
+    sim.run(0.3)
+    res = sim.column("energy_residual")[1:]
+    H = sim.column("H")[1:]
+    assert H.max() > 0.1
+    assert np.all(np.abs(res) <= 1e-9 * np.maximum(1.0, H)), np.max(np.abs(res))
+
+
+# ------------------------------------------------------------------ exact statics
+@pytest.mark.parametrize("formulation,tol", [("material", 1e-7), ("spatial", 1e-7)])
+def test_pressure_static_arc_exact(formulation, tol):
+    """Chambers only: constant material stress offsets (spec 3.2 useful fact), so the
+    quasi-static end state is the exact arc of constant strains. Measured max nodal position
+    error (n_e = 10): 4.1e-8 m (material), 5.7e-8 m (spatial); 6.4e-7 -> 4.1e-8 -> 2.5e-9 m
+    for n_e = 5, 10, 20 (order 4)."""
+    tau = chamber_forces("circle", 1.0)          # plateau, theta = 0.42 rad
+    rod = soft_arm_rod()
+    act = soft_arm_actuation(rod, [lambda t, k=k: t * tau[k] for k in range(3)],
+                             formulation=formulation)
+    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act])
+    sim = Simulation(Integrator(model, 0.25, mode="quasistatic"))
+    sim.run(1.0)
+    s, q = sim.centreline()
+    G, K = static_strains(rod.section, tau, SOFT_ARM.offsets)
+    phi, R = constant_strain_curve(G, K, s, R0=rod.frame)
+    assert np.max(np.abs(q[:, 0:3] - phi)) <= tol
+    assert np.max(np.abs(q[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1) - R)) <= 1e-6
+    # the arc bends towards +(cos theta, sin theta) and elongates by 1.5 |f| / EA
+    th = math.atan2(phi[-1, 1], phi[-1, 0])
+    assert abs(th - 0.42089360723846625) <= 1e-9
+    assert abs(G[2] - 1.0 - 75.0 / rod.section.k_e) <= 1e-12
+
+
+def test_tendon_hook_closed_form(tmp_path):
+    """The tendon demo's end state (T = 25.70 N, 225 deg hook) vs the closed form: measured
+    max |phi - phi_exact|/L = 1.8e-5, max |d - d_exact| = 7.8e-5 (n_e = 16, 10 load steps)."""
+    from demos.tendon_hook import end_state_error, main
+
+    sim = main(["--out", str(tmp_path), "--no-pictures", "--quiet"])
+    e_pos, e_dir = end_state_error(sim)
+    assert e_pos <= 1e-3 and e_dir <= 1e-3, (e_pos, e_dir)
+    assert e_pos <= 5e-5 and e_dir <= 2e-4            # measured 1.8e-5, 7.8e-5
+    # every load step is an exact discrete equilibrium: the CSV tip follows the closed form
+    tip = np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]
+    ex = np.c_[sim.column("tip_exact_1"), sim.column("tip_exact_2"), sim.column("tip_exact_3")]
+    assert np.max(np.linalg.norm(tip - ex, axis=1)) / HOOK.length <= 1e-4
+    # closed form itself: 225 deg of tip rotation, arc radius (1 - T/k_e)/K_2
+    _, R = tendon_hook_exact()
+    d3 = R[0][:, 2]
+    assert abs(math.atan2(d3[2], d3[0]) - (1.25 * math.pi - 2 * math.pi)) <= 1e-12
+
+
+# ------------------------------------------------------------------ inputs
+def test_input_table_from_authors_csv(ref_dir, circle):
+    """The authors' input table (1000 samples) drives the arm like the formula (79)-(80):
+    tips agree to 1e-5 m up to t = 1 s (linear interpolation error of the table)."""
+    path = ref_dir / DATA / "ex04_pressure_circle_input.csv"
+    tables = [InputTable.from_csv(path, f"p{k + 1}") for k in range(3)]
+    assert abs(tables[0](0.5005) - chamber_forces("circle", 0.5005)[0]) <= 1e-5
+    rod = soft_arm_rod()
+    model = RodModel(rod, clamps=[Clamp("0")],
+                     extensions=[soft_arm_actuation(rod, tables)])
+    sim = Simulation(Integrator(model, SOFT_ARM.h, atol=1e-11, rtol=1e-14))
+    sim.run(1.0)
+    a, b = tips(sim), tips(circle)
+    assert max(np.linalg.norm(a[t] - b[t]) for t in a) <= 1e-5
+
+
+def _rod(n_elements=16):
+    return Rod(HOOK.section, (0.0, 0.0, 0.0), (0.2, 0.0, 0.0), (0.0, 0.0, 1.0), n_elements)
+
+
+def test_bad_inputs_are_rejected():
+    r = _rod()
+    # negative tendon tension: constant, callable (at t = 0), table, on a time grid
+    with pytest.raises(ParameterError, match=r"force of tendon .*t = 0.*>= 0 N"):
+        Tendon((0.005, 0.0), -1.0)
+    with pytest.raises(ParameterError, match="tendon 'flexor' at t = 1.1"):
+        Actuation(r, [Tendon((0.005, 0.0), lambda t: 1.0 - t, name="flexor")],
+                  check_times=np.linspace(0.0, 2.0, 21))
+    with pytest.raises(ParameterError, match="at t = 2"):
+        Tendon((0.005, 0.0), InputTable([0.0, 1.0, 2.0], [0.0, 1.0, -1.0]))
+    # positive chamber force
+    with pytest.raises(ParameterError, match=r"pressure chamber .*<= 0 N"):
+        PressureChamber((0.005, 0.0), 3.0)
+    with pytest.raises(ParameterError, match="pressure"):
+        PressureChamber.from_pressure((0.005, 0.0), -1e4, area=1e-5)
+    # offsets outside the section (radius 0.01 m), also with the chamber's own area
+    with pytest.raises(ParameterError, match=r"offset .*section radius 0.01"):
+        Actuation(r, [Tendon((0.008, 0.008), 1.0)])
+    with pytest.raises(ParameterError, match="must lie inside the section"):
+        Actuation(r, [PressureChamber((0.008, 0.0), -1.0, area=2e-5)])
+    # empty s-ranges: reversed, outside the rod, between quadrature points
+    with pytest.raises(ParameterError, match="non-empty interval"):
+        Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.1))
+    with pytest.raises(ParameterError, match=r"inside the rod \[0, 0.2\]"):
+        Actuation(r, [Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.3))])
+    with pytest.raises(ParameterError, match="containing quadrature points"):
+        Actuation(r, [Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.1001))])
+    # tables are not extrapolated; unknown columns are named
+    with pytest.raises(ParameterError, match="not extrapolated"):
+        InputTable([0.0, 1.0], [0.0, 1.0])(1.5)
+    with pytest.raises(ParameterError, match="formulation"):
+        Actuation(r, [Tendon((0.005, 0.0), 1.0)], formulation="exact")
+
+
+def test_input_sign_checked_during_run():
+    """A callable that turns negative after t = 0.15 stops the run with a clear error."""
+    model = tendon_hook(dataclasses.replace(HOOK, n_elements=4),
+                        tension=lambda t: 10.0 * (0.15 - t) if t > 0.0 else 0.0)
+    integ = Integrator(model, 0.1, mode="quasistatic")
+    with pytest.raises(ParameterError, match=r"tendon 'flexor' at t = 0.2 = -0.5"):
+        integ.advance_to(1.0)
+    assert integ.t == pytest.approx(0.1)
+
+
+def test_bad_input_csv(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_text("t,T\n0,0\n1,2\n")
+    assert InputTable.from_csv(path, "T")(0.25) == pytest.approx(0.5)
+    with pytest.raises(ParameterError, match="one of the columns"):
+        InputTable.from_csv(path, "p")
+    path.write_text("t,T\n0,0\n0,2\n1,3\n")
+    with pytest.raises(ParameterError, match="strictly increasing"):
+        InputTable.from_csv(path, "T")
+
+
+# ------------------------------------------------------------------ MPI
+@pytest.mark.mpi
+def test_soft_arm_demo_mpi(tmp_path, circle):
+    """``mpirun -n 2 demos/soft_arm.py --quick`` writes the serial tips and chamber forces."""
+    from fxrod.io import read_csv
+    from tests.conftest import run_mpi
+
+    run_mpi(["demos/soft_arm.py", "--quick", "--no-pictures", "--quiet",
+             "--out", str(tmp_path)])
+    d = read_csv(tmp_path / "soft_arm_circle.csv")
+    assert d["t"][-1] == pytest.approx(1.0) and len(d["t"]) == 21
+    n = len(d["t"])
+    for c in ("tip_1", "tip_2", "tip_3", "H", "port_work", "energy_residual"):
+        assert np.max(np.abs(d[c] - circle.column(c)[:n])) <= 1e-10 * max(
+            1.0, np.max(np.abs(d[c]))), c
+    tau = np.array([chamber_forces("circle", t) for t in d["t"]])
+    assert np.max(np.abs(np.c_[d["tau_1"], d["tau_2"], d["tau_3"]] - tau)) <= 1e-12
+
+
+# ------------------------------------------------------------------ slow studies
+@pytest.mark.slow
+def test_soft_arm_mesh_and_formulation_study(ref_dir):
+    """n_e = 20 changes the tips by < 1e-6 m (spatially converged); the spatial form of (68)
+    differs from the material form by ~1e-4 m; both fit the data to < 1e-3 m."""
+    base = tips(run_arm("circle"))
+    fine = tips(run_arm("circle", n_elements=20))
+    spat = tips(run_arm("circle", formulation="spatial"))
+    ref = data_tips(ref_dir, "circle")
+    assert max(np.linalg.norm(fine[t] - base[t]) for t in base) <= 1e-6
+    assert max(np.linalg.norm(spat[t] - base[t]) for t in base) <= 5e-4
+    assert max(np.linalg.norm(spat[t] - ref[t]) for t in ref) <= 1e-3

@@ -1,0 +1,47 @@
+"""demos/hamel_free_beam.py: CSV contract, the spec's J_d(0), pictures, serial == MPI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fxrod  # noqa: F401  (dolfinx_solver first)
+from demos import hamel_free_beam as demo
+from fxrod.io import read_csv
+from tests.conftest import run_mpi
+
+
+@pytest.fixture(scope="module")
+def serial_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hamel_serial")
+    assert demo.main(["--quick", "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+def test_demo_csv_and_pictures(serial_out):
+    d = read_csv(serial_out / "hamel_free_beam.csv")
+    for c in ["t", "H", *(f"Jd_{k}" for k in range(1, 7)), "J_1", "J_2", "J_3", "p_1", "p_2",
+              "p_3", *(f"Jmid_{k}" for k in range(1, 7)), "tip_1", "tip_2", "tip_3"]:
+        assert c in d, c
+    assert d["t"].size == 200 and d["t"][-1] == pytest.approx(0.199)
+    Jd = np.column_stack([d[f"Jd_{k}"] for k in range(1, 7)])
+    assert np.all(np.abs(Jd[0] - demo.JD0_SPEC) <= [5e-8, 5e-7, 5e-6, 5e-6, 5e-6, 1e-15])
+    assert np.abs(Jd - Jd[0]).max() <= 1e-11 * np.abs(Jd[0]).max()
+    lead = np.column_stack([d[f"J_{k}"] for k in (1, 2, 3)] + [d[f"p_{k}"] for k in (1, 2, 3)])
+    assert 1e-3 < np.abs(lead - Jd[0]).max() < 1e-2  # O(dt) leading term (spec: 5.1e-3)
+    np.testing.assert_allclose(d["tip_2"][0], 1.0)
+    for suffix in ("", "_angular", "_linear", "_deviation"):
+        png = serial_out / f"hamel_free_beam{suffix}.png"
+        assert png.stat().st_size > 10_000, png
+
+
+@pytest.mark.mpi
+def test_demo_mpi_equals_serial(serial_out, tmp_path):
+    run_mpi(["demos/hamel_free_beam.py", "--quick", "--quiet", "--no-pictures", "--out",
+             str(tmp_path)])
+    a = read_csv(serial_out / "hamel_free_beam.csv")
+    b = read_csv(tmp_path / "hamel_free_beam.csv")
+    assert a.keys() == b.keys() and a["t"].size == b["t"].size
+    for k in a:
+        scale = max(1.0, float(np.abs(a[k]).max()))
+        assert np.abs(a[k] - b[k]).max() <= 1e-10 * scale, k

@@ -1,0 +1,194 @@
+"""Checkpoints and restart, interrupted runs (SIGTERM), adaptive rescue of a failing
+dynamic step, NaN guards (issue 11)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from fxrod.errors import ConvergenceError
+from fxrod.examples import flying_spaghetti
+from fxrod.integrators import Integrator
+from fxrod.io import CSVWriter, NonFiniteError, read_csv
+from fxrod.simulation import Simulation
+from tests.conftest import ROOT, run_mpi
+
+
+def _sim(out, restart=None, every=0, ne=4, h=0.1):
+    model = flying_spaghetti(ne)
+    integ = Integrator(model, h, atol=1e-11, rtol=1e-14)
+    return Simulation(integ, out, "fs", checkpoint_every=every, restart=restart,
+                      paraview_every=5)
+
+
+def test_restart_reproduces_uninterrupted_run(tmp_path):
+    full = _sim(tmp_path / "full")
+    full.run(3.0)
+    part = _sim(tmp_path / "part", every=10)
+    part.run(2.0)
+    resumed = _sim(tmp_path / "part", restart=tmp_path / "part", every=10)
+    assert resumed.integ.t == pytest.approx(2.0) and resumed.integ.step_count == 20
+    resumed.run(3.0)
+    a = read_csv(tmp_path / "full" / "fs.csv")
+    b = read_csv(tmp_path / "part" / "fs.csv")
+    assert len(a["t"]) == len(b["t"]) == 31
+    for k in a:
+        if k in ("newton_its",):
+            continue
+        assert np.nanmax(np.abs(a[k] - b[k])) <= 1e-12 * max(1.0, np.nanmax(np.abs(a[k]))), k
+    sa, qa = full.diag.gather_nodes()
+    sb, qb = resumed.diag.gather_nodes()
+    assert np.max(np.abs(qa - qb)) <= 1e-12
+
+
+@pytest.mark.mpi
+def test_checkpoint_from_two_ranks_restarts_serially(tmp_path):
+    run_mpi(["demos/flying_spaghetti.py", "--quiet", "--no-pictures", "--t-end", "1.0",
+             "--n-elements", "4", "--checkpoint-every", "5", "--out", str(tmp_path / "m")])
+    model = flying_spaghetti(4)
+    sim = Simulation(Integrator(model, 0.1, atol=1e-11, rtol=1e-14), tmp_path / "m",
+                     "flying_spaghetti", restart=tmp_path / "m", checkpoint_every=5)
+    sim.run(1.5)
+    ref = Simulation(Integrator(flying_spaghetti(4), 0.1, atol=1e-11, rtol=1e-14))
+    ref.run(1.5)
+    a = read_csv(tmp_path / "m" / "flying_spaghetti.csv")
+    assert len(a["t"]) == 16
+    assert np.max(np.abs(a["H"] - ref.column("H"))) <= 1e-10 * ref.column("H").max()
+
+
+def test_sigterm_leaves_readable_csv_and_checkpoint(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "demos/flying_spaghetti.py", "--quiet", "--no-pictures",
+           "--n-elements", "40", "--h", "0.02", "--t-end", "15", "--checkpoint-every", "10",
+           "--out", str(out)]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    csv_path = out / "flying_spaghetti.csv"
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if csv_path.exists() and csv_path.read_text().count("\n") > 30:
+            break
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by signal" in err
+    d = read_csv(csv_path)
+    n = len(d["t"])
+    assert 30 < n < 751
+    assert np.allclose(np.diff(d["t"]), 0.02, atol=1e-12)     # every completed step
+    assert np.all(np.isfinite(d["H"]))
+    # restart from the checkpoint and finish a short horizon; compare with a fresh run
+    t_stop = d["t"][-1]
+    model = flying_spaghetti(40)
+    sim = Simulation(Integrator(model, 0.02, atol=1e-11, rtol=1e-14), out,
+                     "flying_spaghetti", restart=out, checkpoint_every=10)
+    assert sim.integ.t == pytest.approx(t_stop)
+    sim.run(t_stop + 0.1)
+    ref = Simulation(Integrator(flying_spaghetti(40), 0.02, atol=1e-11, rtol=1e-14))
+    ref.run(t_stop + 0.1)
+    s1, q1 = sim.diag.gather_nodes()
+    s2, q2 = ref.diag.gather_nodes()
+    assert np.max(np.abs(q1 - q2)) <= 1e-12 * max(1.0, np.max(np.abs(q2)))
+
+
+def test_adaptive_rescues_a_failing_dynamic_step():
+    """A full step of h = 2.5 fails (Newton limited to 6 iterations); adaptive stepping
+    halves it, the run completes and the CSV records the step sizes."""
+    model = flying_spaghetti(6)
+    with pytest.raises(ConvergenceError):
+        Integrator(model, 2.5, max_it=6).advance_to(2.5)
+    model = flying_spaghetti(6)
+    integ = Integrator(model, 2.5, max_it=6, adaptive=True)
+    sim = Simulation(integ)
+    sim.run(5.0)
+    h = sim.column("h")[1:]
+    assert h.min() < 2.5 and sim.rows[-1]["t"] == pytest.approx(5.0)
+    H = sim.column("H")
+    assert np.all(np.abs(sim.column("energy_residual")) <= 1e-9 * np.maximum(1, H))
+
+
+def test_failed_step_checkpoints_last_good_state(tmp_path):
+    model = flying_spaghetti(4)
+    integ = Integrator(model, 0.5, max_it=2)
+    sim = Simulation(integ, tmp_path, "fs", checkpoint_every=100)
+    with pytest.raises(ConvergenceError) as ei:
+        sim.run(5.0)
+    t_fail = ei.value.t
+    from fxrod import checkpoint
+
+    st = checkpoint.load(tmp_path / "fs_checkpoint.npz", flying_spaghetti(4))
+    assert st["t"] == pytest.approx(t_fail)
+    d = read_csv(tmp_path / "fs.csv")
+    assert d["t"][-1] == pytest.approx(t_fail)
+
+
+def test_nan_rows_are_refused(tmp_path):
+    with CSVWriter(tmp_path / "x.csv", ["t", "H"]) as w:
+        w.write({"t": 0.0, "H": 1.0})
+        with pytest.raises(NonFiniteError, match="H"):
+            w.write({"t": 0.1, "H": float("nan")})
+    assert read_csv(tmp_path / "x.csv")["H"].tolist() == [1.0]
+
+
+def test_nan_load_stops_with_error_naming_the_step():
+    from fxrod.loads import EndLoad
+
+    model = flying_spaghetti(4)
+    model.loads[0].force = lambda t: np.array([np.nan, 0.0, 0.0]) if t > 0.2 else np.zeros(3)
+    integ = Integrator(model, 0.1)
+    with pytest.raises((ConvergenceError, ValueError)) as ei:
+        integ.advance_to(1.0)
+    assert "0.2" in str(ei.value) or "force" in str(ei.value)
+    assert isinstance(EndLoad, type)
+
+
+def test_soak_short():
+    """Short soak: 300 free-flight steps keep the energy residual at machine level and the
+    per-step wall time flat (no growth between the first and last third)."""
+    model = flying_spaghetti(10)
+    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14)
+    integ.advance_to(5.0)
+    sim = Simulation(integ)
+    times = []
+
+    def timed(t_end):
+        t0 = time.perf_counter()
+        sim.run(t_end)
+        times.append(time.perf_counter() - t0)
+
+    for k in range(3):
+        timed(5.0 + 10.0 * (k + 1))
+    H = sim.column("H")
+    assert np.max(np.abs(sim.column("energy_residual")[1:])) <= 1e-10 * H.max()
+    assert np.ptp(H) <= 1e-9 * H.max()
+    assert times[2] <= 2.0 * times[0] + 0.05
+
+
+@pytest.mark.slow
+def test_soak_long():
+    """10^4 free-flight steps: energy residual at machine level, RSS growth < 5 % after
+    the first 100 steps, flat wall time per step."""
+    import resource
+
+    model = flying_spaghetti(10)
+    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14)
+    integ.advance_to(5.0)
+    sim = Simulation(integ)
+    sim.run(15.0)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    sim.run(15.0 + 0.1 * 5000)
+    t1 = time.perf_counter()
+    sim.run(15.0 + 0.1 * 10000)
+    t2 = time.perf_counter()
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert rss1 <= 1.05 * rss0
+    assert (t2 - t1) <= 1.3 * (t1 - t0)
+    H = sim.column("H")
+    assert np.max(np.abs(sim.column("energy_residual")[1:])) <= 1e-10 * H.max()
