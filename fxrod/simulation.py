@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-
 from mpi4py import MPI
 
 from fxrod import checkpoint
