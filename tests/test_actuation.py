@@ -226,7 +226,7 @@ def _rod(n_elements=16):
 def test_bad_inputs_are_rejected():
     r = _rod()
     # negative tendon tension: constant, callable (at t = 0), table, on a time grid
-    with pytest.raises(ParameterError, match=r"force of tendon .*t = 0.*>= 0 N"):
+    with pytest.raises(ParameterError, match=r"tension of tendon .*t = 0.*>= 0 N"):
         Tendon((0.005, 0.0), -1.0)
     with pytest.raises(ParameterError, match="tendon 'flexor' at t = 1.1"):
         Actuation(r, [Tendon((0.005, 0.0), lambda t: 1.0 - t, name="flexor")],

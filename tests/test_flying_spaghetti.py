@@ -194,3 +194,15 @@ def test_rigid_translation():
     assert np.max(np.abs(sim.column("strain_energy"))) <= 1e-20
     p = np.c_[sim.column("p_1"), sim.column("p_2"), sim.column("p_3")]
     assert np.max(np.abs(p - 10.0 * np.array([1.0, -2.0, 0.5]))) <= 1e-11
+
+
+def test_jacobian_lag_changes_nothing_beyond_tolerance():
+    """Modified Newton (lagged Jacobian, the default) converges to the same discrete
+    solution as full Newton, to the solver tolerance (issue 10)."""
+    out = []
+    for lag in (1, 5):
+        model = flying_spaghetti(10)
+        integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14, jacobian_lag=lag)
+        integ.advance_to(3.0)
+        out.append(integ.diagnostics.gather_nodes()[1])
+    assert np.max(np.abs(out[0] - out[1])) <= 1e-10

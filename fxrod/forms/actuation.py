@@ -178,6 +178,7 @@ class Actuator:
     kind = "actuator"
     sign = 0.0            # +1: tau >= 0 ; -1: tau <= 0
     allowed = ""
+    input_name = "force"  # how the input is called in messages ("tension" for tendons)
 
     def __init__(self, offset, force, s_range=None, name: str | None = None) -> None:
         self.name = None if name is None else str(name)
@@ -204,7 +205,7 @@ class Actuator:
         bad = np.flatnonzero(self.sign * vals < 0.0)
         if bad.size:
             i = int(bad[0])
-            raise ParameterError(f"force of {self.label} at t = {t[i]:.6g}",
+            raise ParameterError(f"{self.input_name} of {self.label} at t = {t[i]:.6g}",
                                  float(vals[i]), self.allowed)
 
     def tau(self, t: float) -> float:
@@ -214,9 +215,9 @@ class Actuator:
         except ParameterError:
             raise
         except Exception as e:  # noqa: BLE001 - report any failure of the user callable
-            raise ParameterError(f"force of {self.label} at t = {t:.6g}", "error",
+            raise ParameterError(f"{self.input_name} of {self.label} at t = {t:.6g}", "error",
                                  f"a callable t -> float ({e})") from None
-        v = check_finite(f"force of {self.label} at t = {t:.6g}", v)
+        v = check_finite(f"{self.input_name} of {self.label} at t = {t:.6g}", v)
         self._check_values(np.array([t]), np.array([v]))
         return v
 
@@ -316,6 +317,7 @@ class Tendon(Actuator):
     kind = "tendon"
     sign = 1.0
     allowed = ">= 0 N (a tendon can only pull, eq. 70)"
+    input_name = "tension"
 
     def __init__(self, offset, tension, s_range=None, name: str | None = None) -> None:
         super().__init__(offset, tension, s_range, name)

@@ -1,0 +1,103 @@
+"""Per-step cost of the flying spaghetti for several mesh sizes, with a breakdown.
+
+    python bench/step_cost.py [--sizes 10,100,1000,10000] [--steps N] [--json out.json]
+
+For each n_e: a few warm-up steps, then N timed steps (t from 0: the loading phase, ~3
+Newton iterations per step). Breakdown per step from PETSc log events and timed SNES
+callbacks: residual assembly, Jacobian assembly, LU factorisation (symbolic + numeric),
+triangular solves, and the rest (Python overhead, line search, vector updates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
+from fxrod.examples import flying_spaghetti
+from fxrod.integrators import Integrator
+
+
+def _timed(fn, acc, key):
+    def wrapper(*args, **kw):
+        t0 = time.perf_counter()
+        out = fn(*args, **kw)
+        acc[key] += time.perf_counter() - t0
+        return out
+    return wrapper
+
+
+def measure(n_e: int, steps: int, warmup: int = 2, **integ_kw) -> dict:
+    from petsc4py import PETSc
+
+    t0 = time.perf_counter()
+    model = flying_spaghetti(n_e)
+    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14, **integ_kw)
+    setup = time.perf_counter() - t0
+    snes = integ.snes
+    acc = {"residual": 0.0, "jacobian": 0.0}
+    vec, (f, fargs, fkw) = snes.getFunction()
+    snes.setFunction(_timed(f, acc, "residual"), vec, args=fargs, kargs=fkw)
+    A, P, (j, jargs, jkw) = snes.getJacobian()
+    snes.setJacobian(_timed(j, acc, "jacobian"), A, P, args=jargs, kargs=jkw)
+    for _ in range(warmup):
+        integ.step()
+    acc["residual"] = acc["jacobian"] = 0.0
+    ev = {k: PETSc.Log.Event(k) for k in ("MatLUFactorSym", "MatLUFactorNum", "MatSolve")}
+    before = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
+    its = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        its += integ.step().newton_its
+    wall = time.perf_counter() - t0
+    after = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
+    fact = (after["MatLUFactorSym"] - before["MatLUFactorSym"]
+            + after["MatLUFactorNum"] - before["MatLUFactorNum"])
+    solve = after["MatSolve"] - before["MatSolve"]
+    row = {
+        "n_e": n_e, "unknowns": model.space.W.dofmap.index_map.size_global
+        * model.space.W.dofmap.index_map_bs, "setup_s": setup,
+        "ms_per_step": 1e3 * wall / steps, "newton_its_per_step": its / steps,
+        "residual_ms": 1e3 * acc["residual"] / steps, "jacobian_ms": 1e3 * acc["jacobian"] / steps,
+        "factor_ms": 1e3 * fact / steps, "solve_ms": 1e3 * solve / steps,
+    }
+    row["other_ms"] = row["ms_per_step"] - (row["residual_ms"] + row["jacobian_ms"]
+                                            + row["factor_ms"] + row["solve_ms"])
+    return row
+
+
+def main(argv=None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10,100,1000,10000")
+    ap.add_argument("--steps", type=int, default=0, help="timed steps (default: by size)")
+    ap.add_argument("--lag", type=int, default=None, help="jacobian_lag (default: fxrod's)")
+    ap.add_argument("--json", default="bench/step_cost.json")
+    a = ap.parse_args(argv)
+    from petsc4py import PETSc
+
+    PETSc.Log.begin()
+    rows = []
+    hdr = (f"{'n_e':>6} {'unknowns':>9} {'ms/step':>9} {'its':>5} {'resid':>7} {'jac':>7} "
+           f"{'factor':>7} {'solve':>7} {'other':>7}")
+    print(hdr)
+    for n in (int(s) for s in a.sizes.split(",")):
+        steps = a.steps or max(3, min(50, 20000 // n))
+        r = measure(n, steps, **({} if a.lag is None else {"jacobian_lag": a.lag}))
+        rows.append(r)
+        print(f"{r['n_e']:>6} {r['unknowns']:>9} {r['ms_per_step']:>9.2f} "
+              f"{r['newton_its_per_step']:>5.2f} {r['residual_ms']:>7.2f} {r['jacobian_ms']:>7.2f} "
+              f"{r['factor_ms']:>7.2f} {r['solve_ms']:>7.2f} {r['other_ms']:>7.2f}", flush=True)
+    if len(rows) > 1:
+        import math
+
+        a0, a1 = rows[1] if len(rows) > 2 else rows[0], rows[-1]
+        p = math.log(a1["ms_per_step"] / a0["ms_per_step"]) / math.log(a1["n_e"] / a0["n_e"])
+        print(f"growth exponent from n_e = {a0['n_e']} to {a1['n_e']}: {p:.2f}")
+    with open(a.json, "w") as fh:
+        json.dump(rows, fh, indent=1)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""Issue 11: one table of invalid inputs across the public API and the CLI. Each must raise
+a ParameterError (a ValueError) whose message names the parameter, before any form is
+compiled (the CLI: a one-line error and exit status 2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fxrod.errors import ParameterError
+from tests.conftest import ROOT
+
+SEC = dict(rhoA=1, M11=1, M22=1, k_s1=1, k_s2=1, k_e=1, k_b1=1, k_b2=1, k_t=1)
+
+
+def _rod(**kw):
+    from fxrod.rod import Rod, Section
+
+    base = dict(section=Section(**SEC), start=(0, 0, 0), end=(1, 0, 0), d1=(0, 1, 0),
+                n_elements=4)
+    base.update(kw)
+    return Rod(**base)
+
+
+def _section(**kw):
+    from fxrod.rod import Section
+
+    d = dict(SEC)
+    d.update(kw)
+    return Section(**d)
+
+
+def _integrator(**kw):
+    from fxrod.examples import flying_spaghetti
+    from fxrod.integrators import Integrator
+
+    base = dict(h=0.1)
+    base.update(kw)
+    return Integrator(flying_spaghetti(2), **base)
+
+
+def _maxwell(**kw):
+    from fxrod.forms.viscoelastic import GeneralizedMaxwell, MaxwellBranch
+
+    rod = _rod()
+    if "branches" in kw:
+        return GeneralizedMaxwell(rod, kw["branches"])
+    stiff = kw.get("stiffness", 0.5 * rod.section.stiffness)
+    return GeneralizedMaxwell(rod, [MaxwellBranch(stiff, kw.get("tau_E", 0.1),
+                                                  kw.get("tau_G", 0.1))])
+
+
+def _actuator(kind, **kw):
+    from fxrod.forms import actuation
+
+    cls = actuation.Tendon if kind == "tendon" else actuation.PressureChamber
+    return cls(**kw)
+
+
+def _actuation_outside():
+    from fxrod.forms.actuation import Actuation, Tendon
+
+    rod = _rod(section=_section(radius=0.01))
+    return Actuation(rod, [Tendon(offset=(0.05, 0.0), tension=1.0)])
+
+
+def _ancf(**kw):
+    from fxrod.ancf import ANCFBeam, BeamProperties
+
+    props = BeamProperties(L=1.0, E=kw.pop("E", 2e11), rho=7850.0, b=0.02, h=0.02)
+    return ANCFBeam(props, kw.pop("n_el", 4), **kw)
+
+
+def _graded(lam, n):
+    from fxrod.ancf import graded_modulus
+
+    return graded_modulus(2e11, lam, n, 1.0)
+
+
+def _hamel(**kw):
+    from fxrod.hamel.lattice import HamelBeam
+    from fxrod.hamel.section import Section
+
+    sec = Section.square(0.1, 2e11, 0.3, 7850.0)
+    base = dict(section=sec, length=1.0, n_nodes=10, dt=1e-6)
+    base.update(kw)
+    return HamelBeam(**base)
+
+
+CASES = [
+    ("length", lambda: _rod(start=(1, 2, 3), end=(1, 2, 3))),
+    ("n_elements", lambda: _rod(n_elements=0)),
+    ("d1", lambda: _rod(d1=(1, 0, 0))),
+    ("start", lambda: _rod(start=(0, np.inf, 0))),
+    ("k_e", lambda: _section(k_e=-5.0)),
+    ("rhoA", lambda: _section(rhoA=-1.0)),
+    ("nu", lambda: __import__("fxrod.rod", fromlist=["Section"]).Section.circular(
+        radius=0.01, E=1e9, rho=1e3, nu=0.6)),
+    ("constraints", lambda: _rod(constraints=("kirchhoff", "bend1", "bend2", "torsion"))),
+    ("constraints", lambda: _rod(constraints=("stiff",))),
+    ("h", lambda: _integrator(h=0.0)),
+    ("mode", lambda: _integrator(mode="implicit")),
+    ("jacobian_lag", lambda: _integrator(jacobian_lag=0)),
+    ("t_end", lambda: _integrator().advance_to(-2.0)),
+    ("force", lambda: __import__("fxrod.loads", fromlist=["EndLoad"]).EndLoad(
+        "L", force=(1.0, 0.0))),
+    ("g", lambda: __import__("fxrod.loads", fromlist=["Gravity"]).Gravity(g=(0, 9.81))),
+    ("tau_E", lambda: _maxwell(tau_E=-0.1)),
+    ("stiffness", lambda: _maxwell(stiffness=0.9 * np.ones(6) * 2)),
+    ("branches", lambda: _maxwell(branches=[])),
+    ("tension", lambda: _actuator("tendon", offset=(0.001, 0.0), tension=-1.0)),
+    ("force", lambda: _actuator("chamber", offset=(0.001, 0.0), force=5.0)),
+    ("s_range", lambda: _actuator("tendon", offset=(0.001, 0.0), tension=1.0,
+                                  s_range=(0.5, 0.5))),
+    ("offset", _actuation_outside),
+    ("lam", lambda: _graded(1.2, 1.0)),
+    ("n", lambda: _graded(0.3, 0.0)),
+    ("E", lambda: _ancf(E=-1.0)),
+    ("n_el", lambda: _ancf(n_el=0)),
+    ("dt", lambda: _hamel(dt=-1e-4)),
+    ("n_nodes", lambda: _hamel(n_nodes=1)),
+    ("dt", lambda: _hamel(dt=1.0)),   # above the stability limit
+]
+
+
+@pytest.mark.parametrize("name,make", CASES, ids=[f"{i:02d}-{c[0]}" for i, c in
+                                                   enumerate(CASES)])
+def test_invalid_input_names_parameter(name, make):
+    with pytest.raises(ParameterError) as ei:
+        make()
+    assert name in str(ei.value), str(ei.value)
+
+
+CLI_CASES = [
+    (["run", "no-such-demo"], "unknown demo"),
+    (["run", "flying-spaghetti", "--out", "/proc/forbidden"], "out"),
+    (["plot", "pyproject.toml"], "column"),
+    (["sweep", "cantilever-impulse", "--values", ""], "value"),
+]
+
+
+@pytest.mark.parametrize("args,needle", CLI_CASES)
+def test_cli_invalid_input(args, needle):
+    p = subprocess.run([sys.executable, "-m", "fxrod", *args], capture_output=True,
+                       text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 2, p.stderr
+    assert needle in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_table_is_large_enough():
+    assert len(CASES) + len(CLI_CASES) >= 25
