@@ -75,6 +75,7 @@ def run(n_elements=8, h=1e-3, t_end=0.3, out=None, viscoelastic=False, quiet=Tru
     sim = Simulation(integ, out, name, snapshot_times=list(np.arange(0, t_end + 1e-9, 0.025)),
                      extra_columns=EXTRA, extra=lambda s: extra_columns(s, cons), quiet=quiet)
     sim.run(t_end)
+    sim.close()
     return sim
 
 

@@ -59,6 +59,7 @@ def main(argv=None) -> Simulation:
             print(f"{NAME}: {e}", file=sys.stderr)
         raise SystemExit(128 + e.signum) from None
     wall = time.perf_counter() - t0
+    sim.close()
     if model.comm.rank == 0:
         last = sim.rows[-1]
         print(f"{NAME}: {integ.step_count} steps in {wall:.2f} s; t = {last['t']:g}, "

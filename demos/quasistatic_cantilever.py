@@ -48,6 +48,7 @@ def run_case(constrained: bool, n_elements: int, h: float, t_end: float, out: st
     name = f"{NAME}_{'constrained' if constrained else 'unconstrained'}"
     sim = Simulation(integ, out, name, snapshot_times=[0.0, *TIMES], quiet=quiet)
     sim.run(t_end)
+    sim.close()
     return sim
 
 

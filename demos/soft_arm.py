@@ -51,6 +51,7 @@ def main(argv=None) -> Simulation:
     )
     t0 = time.perf_counter()
     sim.run(t_end)
+    sim.close()
     wall = time.perf_counter() - t0
     if model.comm.rank == 0:
         tip = np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]

@@ -72,6 +72,7 @@ def main(argv=None) -> Simulation:
                      extra=extra)
     t0 = time.perf_counter()
     sim.run(1.0)
+    sim.close()
     wall = time.perf_counter() - t0
     err = end_state_error(sim, p)
     if model.comm.rank == 0:

@@ -93,6 +93,8 @@ class CSVWriter:
                 raise NonFiniteError(f"column {c!r} is {v} at t = {row.get('t')}; row not written")
             values.append(repr(float(v)) if isinstance(v, float | np.floating) else v)
         if self._active:
+            if self._fh is None:
+                raise ValueError(f"{self.path}: writer is closed")
             self._writer.writerow(values)
             self._fh.flush()
 

@@ -76,6 +76,13 @@ class Simulation:
         Extra values for each row.
     quiet : bool
         Suppress the progress bar.
+    checkpoint_every : int
+        Write a checkpoint every k steps, at the end and on failure/interrupt (0: never).
+    restart : path-like, optional
+        Continue from the checkpoint in this directory (or file).
+    keep_rows : bool
+        Keep every row in memory (``rows``, ``column``); False keeps only the last one
+        (long runs that write a CSV).
     """
 
     def __init__(
@@ -90,6 +97,7 @@ class Simulation:
         quiet: bool = True,
         checkpoint_every: int = 0,
         restart: str | Path | None = None,
+        keep_rows: bool = True,
     ) -> None:
         self.integ = integrator
         self.model = integrator.model
@@ -103,6 +111,7 @@ class Simulation:
         self.snapshot_times = sorted(float(t) for t in snapshot_times)
         self.snapshots: dict[float, np.ndarray] = {}
         self.rows: list[dict] = []
+        self.keep_rows = bool(keep_rows)  # False: only the last row stays in memory
         self.quiet = quiet
         self.paraview_every = int(paraview_every)
         self.checkpoint_every = int(checkpoint_every)
@@ -180,6 +189,8 @@ class Simulation:
 
     def _record(self, res=None) -> None:
         row = self._row(res)
+        if not self.keep_rows:
+            self.rows.clear()
         self.rows.append(row)
         if self.csv is not None:
             self.csv.write(row)
@@ -239,13 +250,26 @@ class Simulation:
                 raise
             if self.checkpoint_every:
                 self.write_checkpoint()
+        except BaseException:
+            self.close()  # what was written stays readable
+            raise
         finally:
             for sig, h in old.items():
                 signal.signal(sig, h)
             progress.close()
-            if self.csv is not None:
-                self.csv.close()
         return self.rows
+
+    def close(self) -> None:
+        """Close the CSV (rows are flushed as written; ``run`` may be called again
+        before closing to continue the same run)."""
+        if self.csv is not None:
+            self.csv.close()
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def column(self, name: str) -> np.ndarray:
         """One recorded column as an array."""
