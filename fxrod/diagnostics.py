@@ -29,8 +29,11 @@ class Diagnostics:
         dx = ctx.dx
         kin = elastic.kinetic_energy(ctx, v)
         comp = elastic.complementary_energy(ctx, sig, m.C)
-        ext = [e.stored_energy(ctx, list(u0[3:])) for e in m.extensions]
-        for e in ext:
+        i = 3
+        for ext in m.extensions:  # each extension gets its own slice of fields
+            n = len(ext.elements())
+            e = ext.stored_energy(ctx, list(u0[i:i + n]))
+            i += n
             if e is not None:
                 comp = comp + e
         eps = m.strain_form()

@@ -174,7 +174,9 @@ class RodModel:
         self.theta = c(0.5)
         self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
         self.C = fem.Constant(self.mesh, rod.compliance)
-        # Stiffness of the unconstrained strains (0 for constrained ones) and reference strains
+        # Stiffness of the unconstrained strains (0 for constrained ones) and reference strains;
+        # used only for the diagnostic column strain_energy_displacement (elastic energy of
+        # the displacement-based strains with the full, instantaneous stiffness)
         k = np.where(rod.compliance > 0, sec.stiffness, 0.0)
         self.K = fem.Constant(self.mesh, k)
         self.eps0 = fem.Constant(self.mesh, np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))

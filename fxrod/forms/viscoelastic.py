@@ -335,9 +335,8 @@ class GeneralizedMaxwell(Extension):
     def stored_energy(self, ctx, fields):
         """``1/2 int sum_i sigma^(i) . C^(i) sigma^(i) ds`` [J] (61)-(64) at the state t_n.
 
-        The model's diagnostics pass all extension fields of the state t_n; this uses the
-        extension's own fields of that state (set in :meth:`setup`), which are the same
-        functions and stay correct when several extensions are present.
+        ``fields`` are this extension's own fields at t_n; they are the same UFL pieces as
+        those received in :meth:`setup`, which are used here.
         """
         E = None
         for i, b in enumerate(self.branches):
