@@ -72,8 +72,8 @@ def main(argv=None) -> Simulation:
 
             times = sorted(sim.snapshots)
             viz.snapshot_figure([sim.snapshots[t] for t in times], times,
-                                f"{a.out}/{NAME}.png", radius=0.12,
-                                title="flying spaghetti")
+                                f"{a.out}/{NAME}.png", radius=0.25,
+                                title="flying spaghetti", zoom=1.35)
             frames = _frames_from_pvd(sim)
             viz.animation(frames[1], frames[0], f"{a.out}/{NAME}.gif", radius=0.12)
             print(f"wrote {a.out}/{NAME}.csv, .png, .gif, .pvd")
