@@ -137,15 +137,12 @@ def test_nan_rows_are_refused(tmp_path):
 
 
 def test_nan_load_stops_with_error_naming_the_step():
-    from fxrod.loads import EndLoad
-
     model = flying_spaghetti(4)
     model.loads[0].force = lambda t: np.array([np.nan, 0.0, 0.0]) if t > 0.2 else np.zeros(3)
     integ = Integrator(model, 0.1)
     with pytest.raises((ConvergenceError, ValueError)) as ei:
         integ.advance_to(1.0)
     assert "0.2" in str(ei.value) or "force" in str(ei.value)
-    assert isinstance(EndLoad, type)
 
 
 def test_soak_short():
@@ -183,10 +180,9 @@ def test_soak_long(tmp_path):
     sim.run(15.0)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
-    sim_run_more = Simulation.run
-    sim_run_more(sim, 15.0 + 0.1 * 5000)
+    sim.run(15.0 + 0.1 * 5000)
     t1 = time.perf_counter()
-    sim_run_more(sim, 15.0 + 0.1 * 10000)
+    sim.run(15.0 + 0.1 * 10000)
     t2 = time.perf_counter()
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert rss1 <= 1.05 * rss0, (rss0, rss1)
