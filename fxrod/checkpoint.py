@@ -70,10 +70,10 @@ def save(path, model, scalars: dict) -> Path | None:
     wk, wv = _gather(comm, keys.w_keys, model.w0.x.array[keys.w_idx])
     vk, vv = _gather(comm, keys.v_keys, model.v0.x.array[keys.v_idx])
     extra = {}
-    for name in ("dq_prev",):
+    for name, (k_loc, i_loc) in _history_keys(keys).items():
         arr = scalars.pop(name, None)
         if arr is not None:
-            k, v = _gather(comm, keys.v_keys, arr[keys.v_idx])
+            k, v = _gather(comm, k_loc, arr[i_loc])
             extra[name] = (k, v)
     if comm.rank != 0:
         return None
@@ -131,9 +131,17 @@ def load(path, model) -> dict:
     model.v0.x.scatter_forward()
     model.w.x.array[:] = model.w0.x.array
     scalars = json.loads(str(data["scalars"]))
-    if "dq_prev_keys" in data:
-        arr = np.zeros_like(model.v0.x.array)
-        _assign(keys.v_keys, keys.v_idx, data["dq_prev_keys"], data["dq_prev_vals"], arr,
-                "dq_prev")
-        scalars["dq_prev"] = arr
+    for name, (k_loc, i_loc) in _history_keys(keys).items():
+        if f"{name}_keys" in data:
+            f = (model.w0 if name == "dw_prev" else model.v0).copy()
+            f.x.array[:] = 0.0
+            _assign(k_loc, i_loc, data[f"{name}_keys"], data[f"{name}_vals"], f.x.array, name)
+            f.x.scatter_forward()
+            scalars[name] = f.x.array.copy()
     return scalars
+
+
+def _history_keys(keys: StateKeys) -> dict:
+    """The stepper's history arrays (last step's increments, used by the predictor) and
+    the keys/indices of the space each lives in."""
+    return {"dw_prev": (keys.w_keys, keys.w_idx), "dv_prev": (keys.v_keys, keys.v_idx)}
