@@ -10,7 +10,8 @@ Formulations
 Importing fxrod imports ``dolfinx_solver`` first (it provides the PETSc used by DOLFINx) and
 sets ``UCX_TLS=self,sm,tcp`` unless the user has set it, so MPI starts on machines without a
 network fabric. On a cluster with InfiniBand, export ``UCX_TLS`` yourself (e.g. ``UCX_TLS=all``)
-or ``FXROD_KEEP_UCX=1`` before importing fxrod.
+or ``FXROD_KEEP_UCX=1`` before importing fxrod. It also tells glibc's allocator to keep
+freed large blocks (``fxrod/_malloc.py``; ``FXROD_MALLOC_TUNING=0`` turns that off).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ if "UCX_TLS" not in os.environ and not os.environ.get("FXROD_KEEP_UCX"):
     os.environ["UCX_TLS"] = "self,sm,tcp"
 
 import dolfinx_solver  # noqa: E402,F401  (must precede dolfinx / petsc4py)
+
+from fxrod._malloc import tune_malloc  # noqa: E402
+
+MALLOC_TUNED = tune_malloc()  # reuse of MUMPS work arrays (see fxrod/_malloc.py)
 
 __version__ = "0.1.0"
 
