@@ -2,16 +2,22 @@
 
     python bench/step_cost.py [--sizes 10,100,1000,10000] [--steps N] [--json out.json]
 
-For each n_e: a few warm-up steps, then N timed steps (t from 0: the loading phase, ~3
-Newton iterations per step). Breakdown per step from PETSc log events and timed SNES
-callbacks: residual assembly, Jacobian assembly, LU factorisation (symbolic + numeric),
-triangular solves, and the rest (Python overhead, line search, vector updates).
+For each n_e: a few warm-up steps, then N timed steps (from t = 0: the loading phase;
+``--start 6`` times the free flight instead, where the rod tumbles and Newton needs more
+iterations). Breakdown per step from PETSc log events and timed SNES callbacks: residual
+assembly, Jacobian assembly, LU factorisation (symbolic + numeric), triangular solves, and
+the rest (Python overhead, line search, vector updates). ``ms/step`` is the mean,
+``median`` the median over the timed steps (this machine's timings scatter by +-15 % from
+run to run). ``--unoptimised`` measures the path the speed-ups replaced (DOLFINx
+assembly, plain predictor, MUMPS's automatic scaling; still modified Newton); run it with
+``FXROD_MALLOC_TUNING=0`` in the environment to also drop the allocator setting.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
@@ -28,7 +34,7 @@ def _timed(fn, acc, key):
     return wrapper
 
 
-def measure(n_e: int, steps: int, warmup: int = 2, **integ_kw) -> dict:
+def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_kw) -> dict:
     from petsc4py import PETSc
 
     t0 = time.perf_counter()
@@ -43,14 +49,18 @@ def measure(n_e: int, steps: int, warmup: int = 2, **integ_kw) -> dict:
     snes.setJacobian(_timed(j, acc, "jacobian"), A, P, args=jargs, kargs=jkw)
     for _ in range(warmup):
         integ.step()
+    if start > 0.0:
+        integ.advance_to(start)
     acc["residual"] = acc["jacobian"] = 0.0
     ev = {k: PETSc.Log.Event(k) for k in ("MatLUFactorSym", "MatLUFactorNum", "MatSolve")}
     before = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
     its = 0
-    t0 = time.perf_counter()
+    per_step = []
     for _ in range(steps):
+        t0 = time.perf_counter()
         its += integ.step().newton_its
-    wall = time.perf_counter() - t0
+        per_step.append(time.perf_counter() - t0)
+    wall = sum(per_step)
     after = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
     fact = (after["MatLUFactorSym"] - before["MatLUFactorSym"]
             + after["MatLUFactorNum"] - before["MatLUFactorNum"])
@@ -58,7 +68,8 @@ def measure(n_e: int, steps: int, warmup: int = 2, **integ_kw) -> dict:
     row = {
         "n_e": n_e, "unknowns": model.space.W.dofmap.index_map.size_global
         * model.space.W.dofmap.index_map_bs, "setup_s": setup,
-        "ms_per_step": 1e3 * wall / steps, "newton_its_per_step": its / steps,
+        "ms_per_step": 1e3 * wall / steps, "median_ms": 1e3 * statistics.median(per_step),
+        "newton_its_per_step": its / steps, "t_start": start,
         "residual_ms": 1e3 * acc["residual"] / steps, "jacobian_ms": 1e3 * acc["jacobian"] / steps,
         "factor_ms": 1e3 * fact / steps, "solve_ms": 1e3 * solve / steps,
     }
@@ -72,20 +83,27 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--sizes", default="10,100,1000,10000")
     ap.add_argument("--steps", type=int, default=0, help="timed steps (default: by size)")
     ap.add_argument("--lag", type=int, default=None, help="jacobian_lag (default: fxrod's)")
+    ap.add_argument("--start", type=float, default=0.0, help="time steps from this t [s]")
+    ap.add_argument("--unoptimised", action="store_true",
+                    help="DOLFINx assembly, plain predictor, MUMPS auto scaling")
     ap.add_argument("--json", default="bench/step_cost.json")
     a = ap.parse_args(argv)
+    kw = {} if a.lag is None else {"jacobian_lag": a.lag}
+    if a.unoptimised:
+        kw.update(fast_assembly=False, predictor="plain", mumps_icntl={8: 77})
     from petsc4py import PETSc
 
     PETSc.Log.begin()
     rows = []
-    hdr = (f"{'n_e':>6} {'unknowns':>9} {'ms/step':>9} {'its':>5} {'resid':>7} {'jac':>7} "
+    hdr = (f"{'n_e':>6} {'unknowns':>9} {'ms/step':>9} {'median':>8} {'its':>5} {'resid':>7} "
+           f"{'jac':>7} "
            f"{'factor':>7} {'solve':>7} {'other':>7}")
     print(hdr)
     for n in (int(s) for s in a.sizes.split(",")):
-        steps = a.steps or max(3, min(50, 20000 // n))
-        r = measure(n, steps, **({} if a.lag is None else {"jacobian_lag": a.lag}))
+        steps = a.steps or max(5, min(50, 20000 // n))
+        r = measure(n, steps, start=a.start, **kw)
         rows.append(r)
-        print(f"{r['n_e']:>6} {r['unknowns']:>9} {r['ms_per_step']:>9.2f} "
+        print(f"{r['n_e']:>6} {r['unknowns']:>9} {r['ms_per_step']:>9.2f} {r['median_ms']:>8.2f} "
               f"{r['newton_its_per_step']:>5.2f} {r['residual_ms']:>7.2f} {r['jacobian_ms']:>7.2f} "
               f"{r['factor_ms']:>7.2f} {r['solve_ms']:>7.2f} {r['other_ms']:>7.2f}", flush=True)
     if len(rows) > 1:

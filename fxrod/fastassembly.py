@@ -22,6 +22,7 @@ import importlib.util
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,9 @@ _LIB = None
 
 
 def _cache_dir() -> Path:
+    """``$FXROD_CACHE_DIR``, else ``$XDG_CACHE_HOME/fxrod`` (``~/.cache/fxrod``)."""
+    if os.environ.get("FXROD_CACHE_DIR"):
+        return Path(os.environ["FXROD_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "fxrod"
 
@@ -220,9 +224,19 @@ class FastJacobian:
 
     @classmethod
     def applicable(cls, J_form, comm) -> bool:
-        """Serial run and only cell / exterior-facet integrals."""
-        return comm.size == 1 and all(t.name in cls.supported_types
-                                      for t in J_form.integral_types)
+        """Serial run, only cell / exterior-facet integrals, and the C helper builds (it
+        needs the C compiler FFCx uses and a writable cache directory; otherwise a warning
+        says so and DOLFINx's assembly is used)."""
+        if comm.size != 1 or not all(t.name in cls.supported_types
+                                     for t in J_form.integral_types):
+            return False
+        try:
+            _load_lib()
+        except Exception as err:  # noqa: BLE001  (any build failure: fall back, say why)
+            warnings.warn(f"fxrod: fast Jacobian assembly unavailable ({err}); using "
+                          "DOLFINx's assembly", RuntimeWarning, stacklevel=2)
+            return False
+        return True
 
     def _ptr(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data) if arr is not None else self.ffi.NULL

@@ -115,3 +115,17 @@ def test_fast_path_only_where_applicable():
     integ = Integrator(model, 0.1, fast_assembly=False)
     assert integ.fast_jacobian is None
     assert FastJacobian.applicable(integ.problem.J, model.comm)
+
+
+def test_fast_path_falls_back_with_a_warning(monkeypatch, tmp_path):
+    """No writable cache for the C helper: a warning, DOLFINx's assembly, same step."""
+    import fxrod.fastassembly as fa
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setattr(fa, "_LIB", None)
+    monkeypatch.setenv("FXROD_CACHE_DIR", str(blocker / "sub"))
+    with pytest.warns(RuntimeWarning, match="fast Jacobian assembly unavailable"):
+        integ = Integrator(flying_spaghetti(2), 0.1)
+    assert integ.fast_jacobian is None
+    assert integ.step().newton_its > 0
