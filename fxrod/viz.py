@@ -15,6 +15,24 @@ import numpy as np
 os.environ.setdefault("PYVISTA_OFF_SCREEN", "true")
 
 
+def _headless_render_window() -> None:
+    """Without an X display, pick VTK's EGL (else OSMesa) render window when that library
+    is present, instead of letting VTK try X first (it then warns "bad X server
+    connection" on every picture before falling back). A user's own
+    ``VTK_DEFAULT_OPENGL_WINDOW`` (as in docker/Dockerfile) is kept."""
+    if os.environ.get("DISPLAY") or os.environ.get("VTK_DEFAULT_OPENGL_WINDOW"):
+        return
+    import ctypes.util
+
+    for lib, window in (("EGL", "vtkEGLRenderWindow"), ("OSMesa", "vtkOSOpenGLRenderWindow")):
+        if ctypes.util.find_library(lib):
+            os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = window
+            return
+
+
+_headless_render_window()
+
+
 def _pv():
     import pyvista as pv
 
