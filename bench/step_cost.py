@@ -91,19 +91,22 @@ def main(argv=None) -> list[dict]:
     kw = {} if a.lag is None else {"jacobian_lag": a.lag}
     if a.unoptimised:
         kw.update(fast_assembly=False, predictor="plain", mumps_icntl={8: 77})
+    from mpi4py import MPI
     from petsc4py import PETSc
 
     PETSc.Log.begin()
+    rank0 = MPI.COMM_WORLD.rank == 0
+    say = print if rank0 else (lambda *a, **k: None)
     rows = []
     hdr = (f"{'n_e':>6} {'unknowns':>9} {'ms/step':>9} {'median':>8} {'its':>5} {'resid':>7} "
            f"{'jac':>7} "
            f"{'factor':>7} {'solve':>7} {'other':>7}")
-    print(hdr)
+    say(hdr)
     for n in (int(s) for s in a.sizes.split(",")):
         steps = a.steps or max(5, min(50, 20000 // n))
         r = measure(n, steps, start=a.start, **kw)
         rows.append(r)
-        print(f"{r['n_e']:>6} {r['unknowns']:>9} {r['ms_per_step']:>9.2f} {r['median_ms']:>8.2f} "
+        say(f"{r['n_e']:>6} {r['unknowns']:>9} {r['ms_per_step']:>9.2f} {r['median_ms']:>8.2f} "
               f"{r['newton_its_per_step']:>5.2f} {r['residual_ms']:>7.2f} {r['jacobian_ms']:>7.2f} "
               f"{r['factor_ms']:>7.2f} {r['solve_ms']:>7.2f} {r['other_ms']:>7.2f}", flush=True)
     if len(rows) > 1:
@@ -111,9 +114,10 @@ def main(argv=None) -> list[dict]:
 
         a0, a1 = rows[1] if len(rows) > 2 else rows[0], rows[-1]
         p = math.log(a1["ms_per_step"] / a0["ms_per_step"]) / math.log(a1["n_e"] / a0["n_e"])
-        print(f"growth exponent from n_e = {a0['n_e']} to {a1['n_e']}: {p:.2f}")
-    with open(a.json, "w") as fh:
-        json.dump(rows, fh, indent=1)
+        say(f"growth exponent from n_e = {a0['n_e']} to {a1['n_e']}: {p:.2f}")
+    if rank0:
+        with open(a.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
     return rows
 
 
