@@ -50,10 +50,12 @@ if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want"
   exit 0
 fi
 
-py="$(find_python)"
-echo "bootstrap: using $py (Python $(describe "$py")) -> $venv" >&2
 t0=$(date +%s)
-if [ ! -x "$venv/bin/python" ] || ! version_ok "$venv/bin/python" >/dev/null; then
+if [ -x "$venv/bin/python" ] && version_ok "$venv/bin/python" >/dev/null; then
+  echo "bootstrap: updating $venv (Python $(describe "$venv/bin/python"))" >&2
+else
+  py="$(find_python)"
+  echo "bootstrap: using $py (Python $(describe "$py")) -> $venv" >&2
   rm -rf "$venv"
   "$py" -m venv "$venv"
 fi

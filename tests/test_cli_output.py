@@ -91,6 +91,7 @@ def test_list_and_info():
         assert name in out
     info = fxrod_cli("info").stdout
     assert "DOLFINx 0.11" in info and "PETSc 3." in info and "size 1" in info
+    assert "fast Jacobian assembly: available" in info
 
 
 @pytest.mark.parametrize("args,needle", [
