@@ -119,6 +119,7 @@ RUN test "$UCX_TLS" = "self,sm,tcp" \\
  && python /tmp/check_results.py /check
 RUN mpirun -n 2 python demos/flying_spaghetti.py --quick --quiet --no-pictures --out /check-mpi \\
  && test -s /check-mpi/flying_spaghetti.csv
+RUN python -m fxrod info | grep -q "fast Jacobian assembly: available"
 """
 
 # Runs inside the build, so that a broken demo fails the build itself.
