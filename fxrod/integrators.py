@@ -71,6 +71,11 @@ class Integrator:
         nominal ``h``); give up below ``h_min``.
     h_min : float, optional
         Smallest step for adaptive stepping (default ``h / 2**10``).
+    linesearch : str
+        PETSc line search of the first attempts (default ``"basic"``: plain Newton steps).
+    retry_linesearch : str or None
+        Line search of the last retry of a failing step (default ``"bt"``, backtracking;
+        None: no such retry). See :meth:`try_step`.
     jacobian_lag : int
         Rebuild (and refactorise) the Jacobian every ``jacobian_lag`` Newton iterations
         of a step, starting with the first (modified Newton; PETSc ``snes_lag_jacobian``).
@@ -105,6 +110,7 @@ class Integrator:
         h_min: float | None = None,
         grow_after: int = 3,
         linesearch: str = "basic",
+        retry_linesearch: str | None = "bt",
         jacobian_lag: int = 8,
         fast_assembly: bool = True,
         predictor: str = "extrapolate",
@@ -126,6 +132,13 @@ class Integrator:
         if not isinstance(jacobian_lag, int) or jacobian_lag < 1:
             raise ParameterError("jacobian_lag", jacobian_lag, "an integer >= 1")
         self.jacobian_lag = jacobian_lag
+        for name, val in (("linesearch", linesearch), ("retry_linesearch", retry_linesearch)):
+            if val not in ("basic", "bt", "l2", "cp", "nleqerr") and not (
+                    name == "retry_linesearch" and val is None):
+                raise ParameterError(name, val, "one of 'basic', 'bt', 'l2', 'cp', 'nleqerr' "
+                                     "(PETSc)" + (" or None" if name != "linesearch" else ""))
+        self.linesearch = linesearch
+        self.retry_linesearch = retry_linesearch
         if predictor not in ("extrapolate", "plain"):
             raise ParameterError("predictor", predictor, "'extrapolate' or 'plain'")
         self.predictor = predictor
@@ -281,27 +294,43 @@ class Integrator:
         """Attempt one step of size h from the current state; raise ConvergenceError on
         failure (the state is left unchanged).
 
-        First attempt: extrapolating predictor and the lagged Jacobian; if that fails (or
-        diverges, e.g. when h is long compared to a vibration period and the extrapolation
-        overshoots), once more from the plain predictor ``(q_n + h v_n, w_n)`` with full
-        Newton.
+        Attempts, each only if the previous one failed: (1) the extrapolating predictor
+        with the lagged Jacobian; (2) the plain predictor ``(q_n + h v_n, w_n)`` with full
+        Newton (when h is long compared to a vibration period the extrapolation can
+        overshoot); (3) the predictor of (1), full Newton and a backtracking line search
+        (PETSc ``bt``), which finds the large-rotation free-flight steps of the flying
+        spaghetti at h = 2.5 where Newton without line search diverges (from the plain
+        predictor even with it). Only the path to the solution differs between them: an accepted
+        step solves (42) to the Newton tolerance either way.
         """
         m = self.model
         m.h.value = h
         self._update_loads(self.t, h)
-        self._predict(h)
-        self.problem.solve()
-        reason = self.snes.getConvergedReason()
-        if reason <= 0 or not np.all(np.isfinite(m.w.x.array)):
-            self._predict(h, plain=True)
-            if self.jacobian_lag > 1:
-                self._set_lag(1)
+        extrapolates = self.predictor == "extrapolate" and self._dw_prev is not None
+        attempts = [(not extrapolates, self.jacobian_lag, None), (True, 1, None)]
+        if self.retry_linesearch not in (None, self.linesearch):
+            attempts.append((not extrapolates, 1, self.retry_linesearch))
+        tried = set()
+        for plain, lag, linesearch in attempts:
+            if (plain, lag, linesearch) in tried:
+                continue  # the same as an attempt that failed already
+            tried.add((plain, lag, linesearch))
+            self._predict(h, plain=plain)
+            if lag != self.jacobian_lag:
+                self._set_lag(lag)
+            ls = self.snes.getLineSearch()
+            if linesearch is not None:
+                ls.setType(linesearch)
             try:
                 self.problem.solve()
             finally:
-                if self.jacobian_lag > 1:
+                if lag != self.jacobian_lag:
                     self._set_lag(self.jacobian_lag)
+                if linesearch is not None:
+                    ls.setType(self.linesearch)
             reason = self.snes.getConvergedReason()
+            if reason > 0 and np.all(np.isfinite(m.w.x.array)):
+                break
         its = self.snes.getIterationNumber()
         arr = m.w.x.array
         if reason <= 0 or not np.all(np.isfinite(arr)):

@@ -108,6 +108,10 @@ def test_speed_parameters_are_checked():
         Integrator(flying_spaghetti(2), 0.1, predictor="quadratic")
     with pytest.raises(ParameterError, match="mumps_icntl"):
         Integrator(flying_spaghetti(2), 0.1, mumps_icntl={"8": 0})
+    with pytest.raises(ParameterError, match="retry_linesearch"):
+        Integrator(flying_spaghetti(2), 0.1, retry_linesearch="backtrack")
+    with pytest.raises(ParameterError, match="linesearch"):
+        Integrator(flying_spaghetti(2), 0.1, linesearch=None)
 
 
 def test_fast_path_only_where_applicable():
