@@ -41,8 +41,11 @@ def run15():
 
 
 def test_energy_balance_every_step(run15):
+    """Default modified Newton (atol 1e-11): the balance residual is a few atol (the last
+    iterate sits just below atol), 5.0e-11 measured, i.e. 8e-14 of H."""
     res = run15.column("energy_residual")[1:]
     H = run15.column("H")[1:]
+    assert np.all(np.abs(res) <= 1e-10)
     assert np.all(np.abs(res) <= 1e-9 * np.maximum(1.0, H))
     # after unloading H is constant
     t = run15.column("t")
@@ -76,7 +79,20 @@ def test_angular_momentum_conserved_and_matches_data(run15):
 
 
 def test_orthonormality(run15):
-    assert np.max(run15.column("constraint_max")) <= 1e-10
+    """Modified Newton: the nodal |g| drifts by ~atol-sized Newton residuals per step
+    (2.1e-12 after 150 steps)."""
+    assert np.max(run15.column("constraint_max")) <= 1e-11
+
+
+def test_full_newton_balance_at_paper_level():
+    """Full Newton (jacobian_lag=1), atol 1e-11: the paper's data show an energy balance
+    violation <= ~2e-12 per step (spec 4.1 item 3); we get 2.7e-12 and nodal |g| at
+    round-off (1e-15)."""
+    sim = Simulation(Integrator(flying_spaghetti(10), 0.1, atol=1e-11, rtol=1e-14,
+                                jacobian_lag=1))
+    sim.run(15.0)
+    assert np.max(np.abs(sim.column("energy_residual"))) <= 5e-12
+    assert np.max(sim.column("constraint_max")) <= 1e-14
 
 
 def test_mixed_strains_consistent(run15):
