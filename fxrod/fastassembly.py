@@ -34,27 +34,27 @@ typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const doub
                                const int*, const uint8_t*, void*);
 
 /* Offsets of the element entries (i, j) of every cell within CSR row dofs[i], found by
-   walking the sorted column indices once; 255 marks an entry that is never added (row or
-   column of a Dirichlet dof). Returns -1 if an entry is missing from the pattern or a row
-   is longer than 254 entries. */
+   walking the sorted column indices once; 65535 marks an entry that is never added (row
+   or column of a Dirichlet dof). Returns -1 if an entry is missing from the pattern or a
+   row is longer than 65534 entries. */
 int fxrod_element_offsets(int n_cells, const int32_t* dofs, int nd, const int32_t* order,
-    const int8_t* is_bc, const int32_t* indptr, const int32_t* indices, uint8_t* off)
+    const int8_t* is_bc, const int32_t* indptr, const int32_t* indices, uint16_t* off)
 {
     for (int c = 0; c < n_cells; ++c) {
         const int32_t* cd = dofs + (size_t)c * nd;
         const int32_t* ord = order + (size_t)c * nd;
-        uint8_t* oc = off + (size_t)c * nd * nd;
+        uint16_t* oc = off + (size_t)c * nd * nd;
         for (int i = 0; i < nd; ++i) {
             const int32_t r = cd[i];
             const int32_t start = indptr[r], end = indptr[r + 1];
-            if (end - start > 254) return -1;
+            if (end - start > 65534) return -1;
             int32_t p = start;
             for (int jj = 0; jj < nd; ++jj) {
                 const int j = ord[jj];
                 const int32_t col = cd[j];
                 while (p < end && indices[p] < col) ++p;
                 if (p == end || indices[p] != col) return -1;
-                oc[i * nd + j] = (is_bc[r] || is_bc[col]) ? 255 : (uint8_t)(p - start);
+                oc[i * nd + j] = (is_bc[r] || is_bc[col]) ? 65535 : (uint16_t)(p - start);
             }
         }
     }
@@ -64,7 +64,7 @@ int fxrod_element_offsets(int n_cells, const int32_t* dofs, int nd, const int32_
 void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cells,
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
-    const uint8_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords)
+    const uint16_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords)
 {
     fxrod_kernel_t k = (fxrod_kernel_t)kernel;
     for (int e = 0; e < n_ent; ++e) {
@@ -76,13 +76,13 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
         k(Ae, coeffs + (size_t)e * cstride, consts, coords,
           local_index ? local_index + e : NULL, NULL, NULL);
         const int32_t* cd = dofs + (size_t)c * nd;
-        const uint8_t* oc = off + (size_t)c * nd * nd;
+        const uint16_t* oc = off + (size_t)c * nd * nd;
         for (int i = 0; i < nd; ++i) {
             double* row = vals + indptr[cd[i]];
             const double* Ar = Ae + (size_t)i * nd;
-            const uint8_t* oi = oc + (size_t)i * nd;
+            const uint16_t* oi = oc + (size_t)i * nd;
             for (int j = 0; j < nd; ++j)
-                if (Ar[j] != 0.0 && oi[j] != 255) row[oi[j]] += Ar[j];
+                if (Ar[j] != 0.0 && oi[j] != 65535) row[oi[j]] += Ar[j];
         }
     }
 }
@@ -90,11 +90,11 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
 
 _CDEF = """
 int fxrod_element_offsets(int n_cells, const int32_t* dofs, int nd, const int32_t* order,
-    const int8_t* is_bc, const int32_t* indptr, const int32_t* indices, uint8_t* off);
+    const int8_t* is_bc, const int32_t* indptr, const int32_t* indices, uint16_t* off);
 void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cells,
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
-    const uint8_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords);
+    const uint16_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords);
 """
 
 _LIB = None
@@ -190,15 +190,15 @@ class FastJacobian:
         self.A.assemble()
         order = np.ascontiguousarray(np.argsort(self.dofs, axis=1, kind="stable"),
                                      dtype=np.int32)
-        self.off = np.empty(self.dofs.shape[0] * nd * nd, dtype=np.uint8)
+        self.off = np.empty(self.dofs.shape[0] * nd * nd, dtype=np.uint16)
         p = self._ptr
         rc = self.lib.lib.fxrod_element_offsets(
             self.dofs.shape[0], p(self.dofs, "int32_t*"), nd, p(order, "int32_t*"),
             p(self.is_bc, "int8_t*"), p(self.indptr, "int32_t*"), p(self.indices, "int32_t*"),
-            p(self.off, "uint8_t*"))
+            p(self.off, "uint16_t*"))
         if rc != 0:
             raise RuntimeError("fast Jacobian assembly: the sparsity pattern does not hold "
-                               "the element dofs (or has rows longer than 254 entries)")
+                               "the element dofs (or has rows longer than 65534 entries)")
         self.Ae = np.zeros(nd * nd)
         self.coords = np.zeros(3 * self.gdofs.shape[1])
         # kernels and integration domains, by integral type
@@ -230,6 +230,8 @@ class FastJacobian:
         if comm.size != 1 or not all(t.name in cls.supported_types
                                      for t in J_form.integral_types):
             return False
+        if any(V.element.needs_dof_transformations for V in J_form.function_spaces):
+            return False  # the C loop does not apply DOLFINx's dof transformations
         try:
             _load_lib()
         except Exception as err:  # noqa: BLE001  (any build failure: fall back, say why)
@@ -257,7 +259,7 @@ class FastJacobian:
                 kptr, cells.size, p(cells, "int32_t*"), p(local, "int32_t*"),
                 p(w, "double*"), stride, p(consts if consts.size else np.zeros(1), "double*"),
                 p(self.x, "double*"), p(self.gdofs, "int32_t*"), self.gdofs.shape[1],
-                p(self.dofs, "int32_t*"), self.nd, p(self.off, "uint8_t*"),
+                p(self.dofs, "int32_t*"), self.nd, p(self.off, "uint16_t*"),
                 p(self.indptr, "int32_t*"), p(self.vals, "double*"), p(self.Ae, "double*"),
                 p(self.coords, "double*"))
         self.vals[self.bc_diag] = 1.0

@@ -202,7 +202,14 @@ class Integrator:
         self.fast_jacobian = None
         if fast_assembly and FastJacobian.applicable(self.problem.J, model.comm):
             # serial: C loop over the FFCx kernels into the CSR arrays (fxrod.fastassembly)
-            self.fast_jacobian = FastJacobian(self.problem.J, model.w, model.bcs, A)
+            try:
+                self.fast_jacobian = FastJacobian(self.problem.J, model.w, model.bcs, A)
+            except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly instead
+                import warnings
+
+                warnings.warn(f"fxrod: {err}; using DOLFINx's assembly", RuntimeWarning,
+                              stacklevel=2)
+        if self.fast_jacobian is not None:
             A_fast = self.fast_jacobian.A
             self.snes.setJacobian(self.fast_jacobian.snes_callback, A_fast, A_fast)
             self.problem._A = A_fast   # the problem owns (and destroys) the matrix in use
