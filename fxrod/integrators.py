@@ -81,10 +81,11 @@ class Integrator:
         of a step, starting with the first (modified Newton; PETSc ``snes_lag_jacobian``).
         The converged step is the same to the Newton tolerance; only the path to it
         changes. The lag does not persist across steps, so every step depends only on the
-        state: a restarted run reproduces an uninterrupted one exactly. A step that fails
-        with a lagged Jacobian is retried once with full Newton before it counts as failed.
-        1 = full Newton, whose quadratic last iterate puts the constraint and energy
-        residuals at round-off; with modified Newton they sit just below ``atol``.
+        state and the last step's increments (both in the checkpoint): a restarted run
+        reproduces an uninterrupted one exactly. A failing step is retried with full Newton
+        (see :meth:`try_step`) before it counts as failed. 1 = full Newton, whose
+        quadratic last iterate puts the constraint and energy residuals at round-off; with
+        modified Newton they sit just below ``atol``.
     fast_assembly : bool
         Serial runs assemble the Jacobian with :class:`fxrod.fastassembly.FastJacobian`
         (same FFCx kernels, direct CSR insertion; ~3x faster than DOLFINx's generic
