@@ -181,9 +181,8 @@ class FastJacobian:
         self.indices = np.ascontiguousarray(aj, dtype=np.int32)
         self.vals = np.zeros(self.indices.size)
         rows = np.repeat(np.arange(n), np.diff(self.indptr))
-        self.diag_pos = np.flatnonzero(rows == self.indices)
-        diag_rows = rows[self.diag_pos]
-        self.bc_diag = self.diag_pos[np.isin(diag_rows, self.bc_dofs)]
+        diag_pos = np.flatnonzero(rows == self.indices)
+        self.bc_diag = diag_pos[np.isin(rows[diag_pos], self.bc_dofs)]  # unit diagonal
         self.A = PETSc.Mat().createAIJWithArrays(pattern.getSize(),
                                                   (self.indptr, self.indices, self.vals),
                                                   comm=PETSc.COMM_SELF)
@@ -248,6 +247,8 @@ class FastJacobian:
         fem = self._fem
         coeffs = fem.pack_coefficients(self.J)
         consts = np.ascontiguousarray(fem.pack_constants(self.J), dtype=np.float64)
+        if consts.size == 0:
+            consts = np.zeros(1)  # a valid pointer for kernels without constants
         self.vals[:] = 0.0
         p = self._ptr
         for key, kptr, cells, local in self.integrals:
@@ -257,7 +258,7 @@ class FastJacobian:
                 w = np.zeros(1)
             self.lib.lib.fxrod_add_element_matrices(
                 kptr, cells.size, p(cells, "int32_t*"), p(local, "int32_t*"),
-                p(w, "double*"), stride, p(consts if consts.size else np.zeros(1), "double*"),
+                p(w, "double*"), stride, p(consts, "double*"),
                 p(self.x, "double*"), p(self.gdofs, "int32_t*"), self.gdofs.shape[1],
                 p(self.dofs, "int32_t*"), self.nd, p(self.off, "uint16_t*"),
                 p(self.indptr, "int32_t*"), p(self.vals, "double*"), p(self.Ae, "double*"),

@@ -133,11 +133,12 @@ class Integrator:
         if not isinstance(jacobian_lag, int) or jacobian_lag < 1:
             raise ParameterError("jacobian_lag", jacobian_lag, "an integer >= 1")
         self.jacobian_lag = jacobian_lag
-        for name, val in (("linesearch", linesearch), ("retry_linesearch", retry_linesearch)):
-            if val not in ("basic", "bt", "l2", "cp", "nleqerr") and not (
-                    name == "retry_linesearch" and val is None):
-                raise ParameterError(name, val, "one of 'basic', 'bt', 'l2', 'cp', 'nleqerr' "
-                                     "(PETSc)" + (" or None" if name != "linesearch" else ""))
+        searches = ("basic", "bt", "l2", "cp", "nleqerr")  # PETSc SNESLineSearch types
+        if linesearch not in searches:
+            raise ParameterError("linesearch", linesearch, f"one of {searches}")
+        if retry_linesearch is not None and retry_linesearch not in searches:
+            raise ParameterError("retry_linesearch", retry_linesearch,
+                                 f"None or one of {searches}")
         self.linesearch = linesearch
         self.retry_linesearch = retry_linesearch
         if predictor not in ("extrapolate", "plain"):
