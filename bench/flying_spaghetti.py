@@ -13,7 +13,6 @@ import time
 t_import0 = time.perf_counter()
 import fxrod  # noqa: E402,F401
 from fxrod.examples import flying_spaghetti  # noqa: E402
-from fxrod.integrators import Integrator  # noqa: E402
 from fxrod.simulation import Simulation  # noqa: E402
 
 t_import = time.perf_counter() - t_import0
@@ -28,13 +27,11 @@ def main(argv=None) -> dict:
     setups, steps, totals = [], [], []
     for _ in range(a.repeat):
         t0 = time.perf_counter()
-        model = flying_spaghetti(a.n_elements)
-        integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14)
+        integ = flying_spaghetti(a.n_elements).integrator()
         t1 = time.perf_counter()
         integ.advance_to(15.0)
         t2 = time.perf_counter()
-        sim = Simulation(Integrator(flying_spaghetti(a.n_elements), 0.1, atol=1e-11,
-                                    rtol=1e-14))
+        sim = Simulation(flying_spaghetti(a.n_elements).integrator())
         t3 = time.perf_counter()
         sim.run(15.0)
         t4 = time.perf_counter()

@@ -22,7 +22,6 @@ import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.examples import flying_spaghetti
-from fxrod.integrators import Integrator
 
 
 def _timed(fn, acc, key):
@@ -38,10 +37,9 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
     from petsc4py import PETSc
 
     t0 = time.perf_counter()
-    model = flying_spaghetti(n_e)
-    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14, **integ_kw)
+    integ = flying_spaghetti(n_e).integrator(**integ_kw)
     setup = time.perf_counter() - t0
-    snes = integ.snes
+    snes = integ.newton.snes
     acc = {"residual": 0.0, "jacobian": 0.0}
     vec, (f, fargs, fkw) = snes.getFunction()
     snes.setFunction(_timed(f, acc, "residual"), vec, args=fargs, kargs=fkw)
@@ -66,8 +64,8 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
             + after["MatLUFactorNum"] - before["MatLUFactorNum"])
     solve = after["MatSolve"] - before["MatSolve"]
     row = {
-        "n_e": n_e, "unknowns": model.space.W.dofmap.index_map.size_global
-        * model.space.W.dofmap.index_map_bs, "setup_s": setup,
+        "n_e": n_e, "unknowns": integ.model.space.W.dofmap.index_map.size_global
+        * integ.model.space.W.dofmap.index_map_bs, "setup_s": setup,
         "ms_per_step": 1e3 * wall / steps, "median_ms": 1e3 * statistics.median(per_step),
         "newton_its_per_step": its / steps, "t_start": start,
         "residual_ms": 1e3 * acc["residual"] / steps, "jacobian_ms": 1e3 * acc["jacobian"] / steps,

@@ -8,7 +8,9 @@ With mmap disabled for the allocator and no trimming of the heap top, a freed bl
 reused by the next factorisation. The resident set then stays at its peak (flat over a run,
 as the soak test checks) instead of shrinking between factorisations.
 
-Set ``FXROD_MALLOC_TUNING=0`` to keep the allocator's defaults.
+It is applied once per process, when the first Newton solver is created
+(:class:`fxrod.newton.NewtonSolver`), never at import. Set ``FXROD_MALLOC_TUNING=0`` (or
+``SolverSettings(malloc_tuning=False)``) to keep the allocator's defaults.
 """
 
 from __future__ import annotations
@@ -21,8 +23,18 @@ M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
 
 
+_state: dict[str, bool] = {}
+
+
+def tuned() -> bool:
+    """Whether the tuning has been applied in this process."""
+    return _state.get("tuned", False)
+
+
 def tune_malloc() -> bool:
-    """Apply the settings above; return True when glibc accepted them."""
+    """Apply the settings above once per process; return True when glibc accepted them."""
+    if "tuned" in _state:
+        return _state["tuned"]
     if os.environ.get("FXROD_MALLOC_TUNING", "1") == "0":
         return False
     try:
@@ -33,4 +45,5 @@ def tune_malloc() -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     ok = mallopt(M_MMAP_MAX, 0) == 1
     ok &= mallopt(M_TRIM_THRESHOLD, 2**31 - 1) == 1
+    _state["tuned"] = bool(ok)
     return bool(ok)

@@ -1,7 +1,7 @@
-"""Boundary conditions: clamped ends (free ends need nothing, spec 1.6 / Remark 3.2).
+"""Boundary conditions: clamped ends (free ends need nothing, theory §1.6 / Remark 3.2).
 
 A clamp fixes ``phi`` and the directors at their initial values (and so ``v = 0``); the six
-orthonormality multipliers of the clamped node are removed from the system (spec 2.4 item 2)
+orthonormality multipliers of the clamped node are removed from the system (theory §2.4 item 2)
 by a homogeneous Dirichlet condition on them.
 """
 

@@ -1,7 +1,10 @@
-"""Diagnostics of the PH rod, MPI-reduced (spec 2.3; CSV columns of design.md section 3).
+"""Nodal read-outs of a rod state (MPI-reduced) and the strain-consistency check.
 
-Energies and momenta are assembled from UFL forms built with the same pieces as the
-residual (``fxrod.forms.elastic``), so the energy balance is a real check.
+:class:`Nodes` reads positions, directors and velocities at the P2 nodes of a
+:class:`fxrod.model.RodModel` (tip, a node at given s, all nodes gathered on one rank);
+:class:`StrainConsistency` measures how well the stress field matches the strains of the
+configuration (theory §2.3, eq. 54). Energies live in :mod:`fxrod.ledger`, CSV columns in
+:mod:`fxrod.probes`.
 """
 
 from __future__ import annotations
@@ -11,47 +14,14 @@ import ufl
 from dolfinx import fem
 from mpi4py import MPI
 
-from fxrod.forms import elastic
-from fxrod.kinematics import CONSTRAINT_PAIRS, split_q
+from fxrod.kinematics import CONSTRAINT_PAIRS
 
 
-class Diagnostics:
-    """Compiled diagnostic forms of a :class:`fxrod.model.RodModel` (state at t_n)."""
+class Nodes:
+    """The owned P2 nodes of a :class:`fxrod.model.RodModel` and read-outs at them."""
 
     def __init__(self, model) -> None:
         self.model = m = model
-        ctx = m.ctx
-        u0 = ufl.split(m.w0)
-        q, sig = u0[0], u0[1]
-        v = m.v0
-        phi, d = split_q(q)
-        vphi, vd = split_q(v)
-        dx = ctx.dx
-        kin = elastic.kinetic_energy(ctx, v)
-        comp = elastic.complementary_energy(ctx, sig, m.C)
-        i = 3
-        for ext in m.extensions:  # each extension gets its own slice of fields
-            n = len(ext.elements())
-            e = ext.stored_energy(ctx, list(u0[i:i + n]))
-            i += n
-            if e is not None:
-                comp = comp + e
-        eps = m.strain_form()
-        w_disp = 0.5 * ufl.dot(eps, ufl.elem_mult(m.K, eps)) * dx
-        p = m.rhoA * vphi
-        J = ufl.cross(phi, m.rhoA * vphi) + m.M11 * ufl.cross(d[0], vd[0]) \
-            + m.M22 * ufl.cross(d[1], vd[1])
-        forms = {"kinetic": kin, "strain_energy": comp, "strain_energy_displacement": w_disp}
-        for i in range(3):
-            forms[f"p_{i + 1}"] = p[i] * dx
-            forms[f"J_{i + 1}"] = J[i] * dx
-            forms[f"com_{i + 1}"] = phi[i] / m.rod.length * dx
-        self._state_forms = {k: fem.form(f) for k, f in forms.items()}
-        self._work = None if m.work_form is None else fem.form(m.work_form)
-        self._port = None if m.port_form is None else fem.form(m.port_form)
-        self._diss = None if m.dissipation_form is None else fem.form(m.dissipation_form)
-
-        # nodal bookkeeping for tips, centrelines and constraints (owned P2 nodes)
         Q = m.space.Q
         self._n_own = Q.dofmap.index_map.size_local
         self._s_own = Q.tabulate_dof_coordinates()[: self._n_own, 0].copy()
@@ -59,31 +29,19 @@ class Diagnostics:
         tip = np.flatnonzero(np.isclose(self._s_own, L, atol=1e-12 * max(L, 1.0)))
         self._tip_local = int(tip[0]) if tip.size else -1
 
-    def _sum(self, form) -> float:
-        return self.model.comm.allreduce(fem.assemble_scalar(form), op=MPI.SUM)
+    def q_owned(self) -> np.ndarray:
+        """Nodal configurations ``(n_owned, 12)`` of this rank at t_n."""
+        return self.model.q_nodal_local()[: self._n_own]
 
-    def step_quantities(self) -> dict[str, float]:
-        """Work and dissipation of the step just solved (call before the state update)."""
-        out = {"external_work_step": 0.0, "port_work_step": 0.0, "dissipation_step": 0.0}
-        if self._work is not None:
-            out["external_work_step"] = self._sum(self._work)
-        if self._port is not None:
-            out["port_work_step"] = self._sum(self._port)
-        if self._diss is not None:
-            out["dissipation_step"] = self._sum(self._diss)
-        return out
-
-    def state_quantities(self) -> dict[str, float]:
-        """Energies, momenta, centre of mass, tip and constraint residual at t_n."""
-        out = {k: self._sum(f) for k, f in self._state_forms.items()}
-        out["H"] = out["kinetic"] + out["strain_energy"]
-        q = self.model.q_nodal_local()[: self._n_own]
+    def tip(self) -> np.ndarray:
+        """Centreline position at s = L [m] (3,), MPI-reduced."""
+        q = self.q_owned()
         tip = q[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
-        tip = self.model.comm.allreduce(tip, op=MPI.SUM)
-        for i in range(3):
-            out[f"tip_{i + 1}"] = float(tip[i])
-        out["constraint_max"] = self.model.comm.allreduce(nodal_constraint_max(q), op=MPI.MAX)
-        return out
+        return self.model.comm.allreduce(tip, op=MPI.SUM)
+
+    def constraint_max(self) -> float:
+        """Largest nodal orthonormality residual ``|g_ij|`` [-], MPI-reduced."""
+        return self.model.comm.allreduce(nodal_constraint_max(self.q_owned()), op=MPI.MAX)
 
     def node_q(self, s: float) -> np.ndarray:
         """Nodal configuration ``q`` (12,) at the P2 node at arc length ``s``, MPI-reduced.
@@ -91,7 +49,7 @@ class Diagnostics:
         Raises ``ValueError`` when no node lies at ``s``.
         """
         m = self.model
-        q = m.q_nodal_local()[: self._n_own]
+        q = self.q_owned()
         idx = np.flatnonzero(np.isclose(self._s_own, s, atol=1e-12 * max(m.rod.length, 1.0)))
         val = q[idx[0]] if idx.size else np.zeros(12)
         cnt = m.comm.allreduce(int(idx.size > 0), op=MPI.SUM)
@@ -101,7 +59,7 @@ class Diagnostics:
 
     def tip_frame(self) -> np.ndarray:
         """Directors at s = L as columns (3x3), MPI-reduced."""
-        q = self.model.q_nodal_local()[: self._n_own]
+        q = self.q_owned()
         R = np.zeros((3, 3))
         if self._tip_local >= 0:
             R = q[self._tip_local, 3:12].reshape(3, 3).T
@@ -116,7 +74,7 @@ class Diagnostics:
     def gather_nodes(self, root: int = 0):
         """Gather ``(s, q)`` of all P2 nodes to ``root``, sorted by s (None elsewhere)."""
         m = self.model
-        q = m.q_nodal_local()[: self._n_own]
+        q = self.q_owned()
         s_all = m.comm.gather(self._s_own, root=root)
         q_all = m.comm.gather(q, root=root)
         if m.comm.rank != root:
@@ -128,7 +86,7 @@ class Diagnostics:
 
 
 def nodal_constraint_max(q: np.ndarray) -> float:
-    """Largest ``|g_ij(d)| = |1/2 (d_i.d_j - delta_ij)|`` over nodes (spec 1.1)."""
+    """Largest ``|g_ij(d)| = |1/2 (d_i.d_j - delta_ij)|`` over nodes (theory §1.1)."""
     if q.size == 0:
         return 0.0
     d = q[:, 3:12].reshape(-1, 3, 3)  # d[:, k, :] = d_k
@@ -140,13 +98,13 @@ def nodal_constraint_max(q: np.ndarray) -> float:
 
 
 def nodal_constraint_values(q_node: np.ndarray) -> np.ndarray:
-    """The six ``g_ij`` at one node (order of spec 1.1)."""
+    """The six ``g_ij`` at one node (order of theory §1.1)."""
     d = np.asarray(q_node)[3:12].reshape(3, 3)
     return np.array([0.5 * (d[i] @ d[j] - (1.0 if i == j else 0.0)) for i, j in CONSTRAINT_PAIRS])
 
 
 class StrainConsistency:
-    """``|| Pi_DG1(eps(q) - eps0) - C sigma ||_Omega`` per strain component (spec 2.3, eq. 54).
+    """``|| Pi_DG1(eps(q) - eps0) - C sigma ||_Omega`` per strain component (theory §2.3, eq. 54).
 
     ``Pi_DG1`` is the L2 projection onto discontinuous P1; it is computed element by
     element from the assembled right-hand side ``b = (psi, eps(q) - eps0 - C sigma)`` with the

@@ -231,6 +231,8 @@ class FastJacobian:
             return False
         if any(V.element.needs_dof_transformations for V in J_form.function_spaces):
             return False  # the C loop does not apply DOLFINx's dof transformations
+        if any(V.dofmap.bs != 1 for V in J_form.function_spaces):
+            return False  # the CSR offsets assume one value per dof (no blocked dofmaps)
         try:
             _load_lib()
         except Exception as err:  # noqa: BLE001  (any build failure: fall back, say why)

@@ -1,6 +1,6 @@
 """Time-series output shared by all formulations.
 
-The CSV contract (``shared/design.md`` section 3): one header row, one row per stored
+The CSV contract (docs/output.md): one header row, one row per stored
 time, comma separated. Only MPI rank 0 writes; every row is flushed as it is written so that
 an interrupted run leaves a readable file. A row with NaN or Inf is refused with an error
 naming the column, so no silent garbage reaches the file.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-#: Standard column names of the time-series CSV (design.md section 3).
+#: Standard column names of the time-series CSV (docs/output.md).
 STANDARD_COLUMNS: tuple[str, ...] = (
     "t", "kinetic", "strain_energy", "H", "external_work", "dissipated", "energy_residual",
     "p_1", "p_2", "p_3", "J_1", "J_2", "J_3", "com_1", "com_2", "com_3",

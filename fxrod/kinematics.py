@@ -1,19 +1,19 @@
-"""Director kinematics of the Cosserat rod in UFL (spec 1.1-1.2).
+"""Director kinematics of the Cosserat rod in UFL (theory §1.1-1.2).
 
 The configuration ``q = (phi, d1, d2, d3)`` is a 12-vector field. Strains are bilinear:
 
-* ``Gamma = R^T phi'``, i.e. ``Gamma_k = d_k . phi'``                    (spec 1.2)
+* ``Gamma = R^T phi'``, i.e. ``Gamma_k = d_k . phi'``                    (theory §1.2)
 * ``K = L(d') d`` with ``L(a) b = 1/2 (a2.b3 - a3.b2, a3.b1 - a1.b3, a1.b2 - a2.b1)``
 
 so their directional derivatives (the rate operators ``J_v`` of (16)-(22)) are exact and
-the midpoint rule reproduces strain increments exactly (spec 2.3, eq. 54).
+the midpoint rule reproduces strain increments exactly (theory §2.3, eq. 54).
 """
 
 from __future__ import annotations
 
 import ufl
 
-#: Index pairs (i, j) of the six orthonormality constraints g_ij, spec 1.1.
+#: Index pairs (i, j) of the six orthonormality constraints g_ij, theory §1.1.
 CONSTRAINT_PAIRS: tuple[tuple[int, int], ...] = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 0))
 
 
@@ -28,7 +28,7 @@ def split_q(q):
 
 
 def L_op(a, b):
-    """Bilinear map ``L(a) b`` of spec 1.2 for director triples ``a, b`` (lists of 3-vectors)."""
+    """Bilinear map ``L(a) b`` of theory §1.2 for director triples ``a, b`` (lists of 3-vectors)."""
     return 0.5 * ufl.as_vector([
         ufl.dot(a[1], b[2]) - ufl.dot(a[2], b[1]),
         ufl.dot(a[2], b[0]) - ufl.dot(a[0], b[2]),
@@ -37,12 +37,12 @@ def L_op(a, b):
 
 
 def gamma(phi_s, d):
-    """Shear/extension strain ``Gamma = R^T phi'`` (spec 1.2)."""
+    """Shear/extension strain ``Gamma = R^T phi'`` (theory §1.2)."""
     return ufl.as_vector([ufl.dot(d[k], phi_s) for k in range(3)])
 
 
 def kappa(d, d_s):
-    """Curvature/torsion strain ``K = axial(R^T R') = L(d') d`` (spec 1.2)."""
+    """Curvature/torsion strain ``K = axial(R^T R') = L(d') d`` (theory §1.2)."""
     return L_op(d_s, d)
 
 
@@ -57,7 +57,7 @@ def strain_rate(q, q_s, w, w_s):
     """Directional derivative of the strains at ``q`` in direction ``w``.
 
     ``d Gamma[w] = R^T w_phi' + J_N(phi')^T w_d`` and ``d K[w] = J_K(d, d') w_d``
-    (spec 1.2); with ``w = v`` this is the strain rate, with ``w = delta q`` the virtual strain
+    (theory §1.2); with ``w = v`` this is the strain rate, with ``w = delta q`` the virtual strain
     of the weak form (29c, d).
     """
     phi_s, d_s = split_q(q_s)
@@ -77,7 +77,7 @@ def constraint_rate(d, wd):
 
 
 def angular_velocity(d, vd):
-    """``omega = T(d)^T v_d = 1/2 sum_k d_k x v_dk`` (spec 1.2, eq. 14)."""
+    """``omega = T(d)^T v_d = 1/2 sum_k d_k x v_dk`` (theory §1.2, eq. 14)."""
     return 0.5 * sum(ufl.cross(d[k], vd[k]) for k in range(3))
 
 

@@ -3,9 +3,9 @@
 A load is given by time functions returning 3-vectors: a force [N] (or [N/m] when
 distributed) and a moment [N m] (or [N m/m]). Spatial (dead) loads act in the inertial
 frame; follower (material) loads are given in the director frame and rotate with it,
-``n = R(d) N_mat``. Each load contributes its power ``u . y`` (spec 1.5) to the weak form;
+``n = R(d) N_mat``. Each load contributes its power ``u . y`` (theory §1.5) to the weak form;
 the same UFL expression, tested with the midpoint velocity, is the external work W_ext^n
-(spec 2.3, eq. 44), so the energy balance check uses exactly the residual's terms.
+(theory §2.3, eq. 44), so the energy balance check uses exactly the residual's terms.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def as_time_function(name: str, value) -> Vec3Fun | None:
 
 def piecewise_linear_hat(peak: float, t_rise: float, t_fall: float) -> Callable[[float], float]:
     """Scalar time function rising linearly to ``peak`` at ``t_rise`` and back to 0 at
-    ``t_fall`` (the flying-spaghetti load history of spec 4.1 is ``peak = 200``,
+    ``t_fall`` (the flying-spaghetti load history of theory §4.1 is ``peak = 200``,
     ``t_rise = 2.5``, ``t_fall = 5``)."""
 
     def f(t: float) -> float:
@@ -55,7 +55,7 @@ def piecewise_linear_hat(peak: float, t_rise: float, t_fall: float) -> Callable[
 
 
 def smooth_impulse(t0: float, t1: float) -> Callable[[float], float]:
-    """``(1 - cos(2 pi (t - t0)/(t1 - t0)))/2`` on ``[t0, t1]``, zero elsewhere (spec 4.2)."""
+    """``(1 - cos(2 pi (t - t0)/(t1 - t0)))/2`` on ``[t0, t1]``, zero elsewhere (theory §4.2)."""
 
     def f(t: float) -> float:
         if t < t0 or t > t1:

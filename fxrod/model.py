@@ -1,111 +1,44 @@
-"""Assembly of the rod model: mesh, mixed space, state, boundary conditions and the UFL
-residual of one implicit midpoint step (42), compiled once.
+"""The discrete system of one rod: mesh, mixed space, named fields, state, boundary
+conditions, the UFL residual of one implicit midpoint step (42) and its energy ledger.
 
-The stepper (:mod:`fxrod.integrators`) only sees ``model.F`` (the residual form), the
-unknown ``model.w`` and the Dirichlet conditions; physics enters through the terms of
-:mod:`fxrod.forms` and through extension objects (:class:`Extension`), which may add stress
-fields, momentum stresses, residual rows, stored energy, dissipation and port power.
+The model owns the physics: the steppers (:mod:`fxrod.integrators`) only see ``model.F``
+(the residual form), the unknown ``model.w``, the Dirichlet conditions and the state update,
+and never change a constant of the model. Physics enters through the terms of
+:mod:`fxrod.forms.elastic`, the loads, and extension objects
+(:class:`fxrod.forms.base.Extension`), which declare named fields and may add momentum
+stresses, residual rows, stored energy, dissipation and port work.
+
+Whether the problem is dynamic or quasi-static is a property of the model: a quasi-static
+model has no inertia rows and no kinetic energy; its loads (gravity included) are untouched.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import ufl
 from dolfinx import fem
+from dolfinx import mesh as dmesh
 from mpi4py import MPI
 
 from fxrod.bcs import Clamp
-from fxrod.errors import ParameterError
+from fxrod.diagnostics import Nodes
+from fxrod.errors import ParameterError, check_vector
 from fxrod.forms import elastic
-from fxrod.kinematics import split_q, strains
+from fxrod.forms.base import Context, Extension, Fields
+from fxrod.kinematics import strains
+from fxrod.ledger import EnergyLedger
 from fxrod.loads import Load
 from fxrod.rod import Rod
-from fxrod.spaces import create_rod_mesh, mixed_space
+from fxrod.spaces import create_rod_mesh, flatten_map, mixed_space
 
-
-class Extension:
-    """Interface of a physics extension (viscoelastic branches, actuators, ...).
-
-    Every method has a neutral default, so an extension implements only what it needs.
-    """
-
-    def elements(self) -> list:
-        """Extra unknown fields (basix elements) appended to the mixed space."""
-        return []
-
-    def setup(self, ctx, fields_new: list, fields_old: list, tests: list) -> None:
-        """Receive the context and the UFL pieces of the extension's own fields."""
-
-    def momentum_stress(self, ctx):
-        """A 6-vector added to ``sigma_e`` in the momentum balance, or None."""
-        return None
-
-    def residual(self, ctx):
-        """Residual rows of the extension's own fields (already divided by h), or None."""
-        return None
-
-    def stored_energy(self, ctx, fields):
-        """Energy stored in the extension's fields (a scalar form), or None."""
-        return None
-
-    def dissipation(self, ctx):
-        """Dissipated energy of one step ``D^n`` (a scalar form), or None."""
-        return None
-
-    def port_work(self, ctx):
-        """Work supplied through the extension's port in one step (a scalar form), or None."""
-        return None
-
-    def update(self, t_eval: float, t_mid: float) -> None:
-        """Update time-dependent constants before a step."""
-
-
-@dataclass
-class Context:
-    """UFL pieces shared by all terms of the residual."""
-
-    mesh: object
-    dx: ufl.Measure
-    dx_nodal: ufl.Measure
-    ds: ufl.Measure
-    h: fem.Constant
-    theta: fem.Constant
-    rhoA: fem.Constant
-    M11: fem.Constant
-    M22: fem.Constant
-    C: fem.Constant
-    q1: object
-    q0: object
-    v0: object
-    sig1: object
-    sig0: object
-    lam: object
-    loads: list = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.vm = (self.q1 - self.q0) / self.h          # (42a), eliminated
-        self.v1 = 2.0 * self.vm - self.v0
-        self.qm = 0.5 * (self.q1 + self.q0)
-        self.q_e = self.q0 + self.theta * (self.q1 - self.q0)
-        self.sig_e = self.sig0 + self.theta * (self.sig1 - self.sig0)
-        self.sigma_momentum = self.sig_e
-        _, self.d_e = split_q(self.q_e)
-
-    @property
-    def d_eval(self):
-        """Directors at the evaluation state (midpoint in dynamics)."""
-        return self.d_e
-
-    def ds_end(self, end: str) -> ufl.Measure:
-        """Point measure at ``s = 0`` (tag 1) or ``s = L`` (tag 2)."""
-        return self.ds(1 if end == "0" else 2)
+#: Names of the rod's own fields in the mixed space, in order.
+ROD_FIELDS = ("q", "sigma", "lambda")
 
 
 class RodModel:
-    """A discretised rod with its loads, clamps and extensions.
+    """A discretised rod with its loads, clamps and extensions: the discrete system.
 
     Parameters
     ----------
@@ -116,9 +49,32 @@ class RodModel:
     clamps : sequence of Clamp
         Clamped ends (the others are free).
     extensions : sequence of Extension
-        Extra physics.
+        Extra physics, each with a unique ``name``.
     comm : MPI communicator
         Communicator of the mesh (default ``MPI.COMM_WORLD``).
+    quasistatic : bool
+        Quasi-static problem: no inertia, ``t`` is a load factor [-]. Default False.
+    evaluation : {"midpoint", "endpoint"}, optional
+        Where the momentum balance is evaluated (``theta`` = 1/2 or 1). Dynamics always use
+        the midpoint (42). In statics ``"endpoint"`` (default) enforces equilibrium at
+        ``(q_{n+1}, sigma_{n+1})`` with the loads at ``t_{n+1}``; the compliance rows keep
+        the exact midpoint strain increment, so ``C sigma_{n+1} = Pi(eps(q_{n+1}))`` and
+        every load step is an exact discrete equilibrium (no load-stepping error).
+        ``"midpoint"`` is the paper's midpoint scheme with zero mass: an O(h^2) load-stepping
+        error.
+
+    Attributes
+    ----------
+    F : ufl.Form
+        Residual of one step (the rows of (42) multiplied by h, as written in the paper).
+    w, w0 : dolfinx.fem.Function
+        Unknown at ``t_{n+1}`` and state at ``t_n`` in the mixed space.
+    v0 : dolfinx.fem.Function
+        Velocity at ``t_n`` (P2, 12 components).
+    ledger : EnergyLedger
+        The energy ledger of the system.
+    nodes : Nodes
+        Read-outs at the P2 nodes (tip, gathered centreline, constraints).
     """
 
     def __init__(
@@ -128,6 +84,8 @@ class RodModel:
         clamps: Sequence[Clamp] = (),
         extensions: Sequence[Extension] = (),
         comm=None,
+        quasistatic: bool = False,
+        evaluation: str | None = None,
     ) -> None:
         if not isinstance(rod, Rod):
             raise ParameterError("rod", rod, "a fxrod.Rod")
@@ -140,15 +98,42 @@ class RodModel:
         ends = [c.end for c in clamps]
         if len(set(ends)) != len(ends):
             raise ParameterError("clamps", ends, "at most one clamp per end")
+        for ext in extensions:
+            if not isinstance(ext, Extension):
+                raise ParameterError("extensions", ext, "fxrod Extension objects")
+        names = [ext.name for ext in extensions]
+        if len(set(names)) != len(names):
+            raise ParameterError("extension names", names, "unique within a model")
+        if evaluation is None:
+            evaluation = "endpoint" if quasistatic else "midpoint"
+        if evaluation not in ("midpoint", "endpoint"):
+            raise ParameterError("evaluation", evaluation, "'midpoint' or 'endpoint'")
+        if not quasistatic and evaluation != "midpoint":
+            raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
         self.rod = rod
         self.loads = list(loads)
         self.clamps = list(clamps)
         self.extensions = list(extensions)
+        self.quasistatic = bool(quasistatic)
+        self.evaluation = evaluation
         self.comm = MPI.COMM_WORLD if comm is None else comm
+        for ext in self.extensions:  # validation before any form is built
+            ext.bind(rod)
+        C = rod.compliance
+        overrides = [c for c in (ext.compliance(rod.compliance) for ext in self.extensions)
+                     if c is not None]
+        if len(overrides) > 1:
+            raise ParameterError("extensions", names,
+                                 "at most one extension that sets the stress compliance")
+        if overrides:
+            C = check_vector("extension compliance", overrides[0], 6)
 
         self.mesh = create_rod_mesh(self.comm, rod.length, rod.n_elements)
-        extra = [e for ext in self.extensions for e in ext.elements()]
-        self.space = ms = mixed_space(self.mesh, extra)
+        # named fields: the rod's, then "<extension>.<field>" in declaration order
+        ext_fields = [(ext, name, el) for ext in self.extensions
+                      for name, el in ext.fields().items()]
+        self.space = ms = mixed_space(self.mesh, [el for _, _, el in ext_fields])
+        self.field_names = list(ROD_FIELDS) + [f"{ext.name}.{n}" for ext, n, _ in ext_fields]
         W = ms.W
         self.w = fem.Function(W, name="w")       # unknown (q_{n+1}, sigma_{n+1}, lambda)
         self.w0 = fem.Function(W, name="w0")     # state at t_n (lambda: last multiplier)
@@ -157,8 +142,6 @@ class RodModel:
 
         # end-point tags for the point measure
         tdim = self.mesh.topology.dim
-        from dolfinx import mesh as dmesh
-
         L = rod.length
         v0 = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], 0.0))
         vL = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], L))
@@ -171,11 +154,11 @@ class RodModel:
         sec = rod.section
         c = lambda v: fem.Constant(self.mesh, np.float64(v))  # noqa: E731
         self.h = c(1.0)
-        self.theta = c(0.5)
+        self.theta = c(0.5 if evaluation == "midpoint" else 1.0)
         self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
-        self.C = fem.Constant(self.mesh, rod.compliance)
+        self.C = fem.Constant(self.mesh, C)
         # Stiffness of the unconstrained strains (0 for constrained ones) and reference strains;
-        # used only for the diagnostic column strain_energy_displacement (elastic energy of
+        # used only for the probe column strain_energy_displacement (elastic energy of
         # the displacement-based strains with the full, instantaneous stiffness)
         k = np.where(rod.compliance > 0, sec.stiffness, 0.0)
         self.K = fem.Constant(self.mesh, k)
@@ -190,23 +173,28 @@ class RodModel:
             mesh=self.mesh, dx=ms.dx, dx_nodal=ms.dx_nodal,
             ds=ufl.Measure("ds", domain=self.mesh, subdomain_data=self.end_tags),
             h=self.h, theta=self.theta, rhoA=self.rhoA, M11=self.M11, M22=self.M22, C=self.C,
-            q1=q1, q0=q0, v0=self.v0, sig1=sig1, sig0=sig0, lam=lam, loads=self.loads,
+            q1=q1, q0=q0, v0=self.v0, sig1=sig1, sig0=sig0, lam=lam,
+            inertia=not self.quasistatic, loads=self.loads,
         )
         for ld in self.loads:
             ld.setup(ctx)
-        i = 3
+        i = len(ROD_FIELDS)
         for ext in self.extensions:
-            n = len(ext.elements())
-            ext.setup(ctx, list(u[i:i + n]), list(u0[i:i + n]), list(tests[i:i + n]))
-            i += n
-        extra_stress = [s for s in (e.momentum_stress(ctx) for e in self.extensions)
-                        if s is not None]
-        for s in extra_stress:
-            ctx.sigma_momentum = ctx.sigma_momentum + s
+            own = list(ext.fields())
+            sl = slice(i, i + len(own))
+            ext.setup(ctx, Fields(new=dict(zip(own, u[sl], strict=True)),
+                                  old=dict(zip(own, u0[sl], strict=True)),
+                                  test=dict(zip(own, tests[sl], strict=True))))
+            i += len(own)
+        for s in (e.momentum_stress(ctx) for e in self.extensions):
+            if s is not None:
+                ctx.sigma_momentum = ctx.sigma_momentum + s
 
         dq, dsig, dlam = tests[0], tests[1], tests[2]
-        F = (elastic.inertia(ctx, dq) + elastic.internal(ctx, dq)
-             + elastic.constraint_force(ctx, dq)
+        F = elastic.internal(ctx, dq)
+        if ctx.inertia:  # (42b, c) without inertia in a quasi-static problem
+            F = elastic.inertia(ctx, dq) + F
+        F = (F + elastic.constraint_force(ctx, dq)
              + elastic.compliance(ctx, dsig, sig1, sig0, self.C)
              + elastic.constraint(ctx, dlam))
         P = elastic.external_power(ctx, dq)
@@ -217,19 +205,24 @@ class RodModel:
             if r is not None:
                 F = F + r
         # Scaled by h: the rows of (42) as written in the paper, so that the absolute
-        # Newton tolerance has the paper's meaning (spec 4: 'absolute tolerance eps').
+        # Newton tolerance has the paper's meaning (theory §4: 'absolute tolerance eps').
         self.F = self.h * F
 
-        # Diagnostics forms (same UFL pieces as the residual)
-        Pv = elastic.external_power(ctx, ctx.vm)
-        self.work_form = None if Pv is None else self.h * Pv                 # W_ext^n (44)
-        port = [f for f in (e.port_work(ctx) for e in self.extensions) if f is not None]
-        self.port_form = sum(port[1:], port[0]) if port else None
-        diss = [f for f in (e.dissipation(ctx) for e in self.extensions) if f is not None]
-        self.dissipation_form = sum(diss[1:], diss[0]) if diss else None
-
         self.bcs = self._make_bcs()
+        self.ledger = EnergyLedger(self)
+        self.nodes = Nodes(self)
         self.set_initial_state()
+
+    # ------------------------------------------------------------------ fields
+    def field_dofs(self, name: str) -> np.ndarray:
+        """Indices of the named field in the mixed vector ``w.x.array`` (local).
+
+        Names (``field_names``): ``"q"``, ``"sigma"``, ``"lambda"`` and
+        ``"<extension>.<field>"`` for the fields an extension declares.
+        """
+        if name not in self.field_names:
+            raise ParameterError("field", name, f"one of {self.field_names}")
+        return flatten_map(self.space.W.sub(self.field_names.index(name)).collapse()[1])
 
     # ------------------------------------------------------------------ state
     def _make_bcs(self) -> list:
@@ -257,6 +250,7 @@ class RodModel:
         self.w0.x.array[self.space.q_map] = qf.x.array
         self.w.x.array[:] = self.w0.x.array
         self.v0.x.array[:] = 0.0
+        self.ledger.reset()
 
     def set_velocity(
         self,
@@ -266,7 +260,7 @@ class RodModel:
         """Set the current velocity from a centreline velocity [m/s] and an angular
         velocity [rad/s] (spatial), each a constant 3-vector or a callable ``s -> (3, n)``.
 
-        The director velocities are ``v_dk = omega x d_k`` (spec 1.2), so ``G_d v_d = 0``.
+        The director velocities are ``v_dk = omega x d_k`` (theory §1.2), so ``G_d v_d = 0``.
         """
         q = self.q_nodal_local()
         s = self.space.Q.tabulate_dof_coordinates()[:, 0]
@@ -277,8 +271,6 @@ class RodModel:
             if callable(f):
                 a = np.asarray(f(s), dtype=float)
                 return a.T if a.shape == (3, s.size) else a.reshape(s.size, 3)
-            from fxrod.errors import check_vector
-
             return np.tile(check_vector(name, f, 3), (s.size, 1))
 
         vp, om = ev(v_phi, "v_phi"), ev(omega, "omega")

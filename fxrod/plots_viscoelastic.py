@@ -1,4 +1,4 @@
-"""Figure of the viscoelastic cantilever (the paper's Fig. 13, spec 4.2): the Hamiltonian
+"""Figure of the viscoelastic cantilever (the paper's Fig. 13, theory §4.2): the Hamiltonian
 H(t) of the elastic and the viscoelastic rod, and the energy the viscoelastic rod dissipated.
 """
 

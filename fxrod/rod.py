@@ -1,6 +1,6 @@
 """The data of one rod: geometry, cross-section, material, constraints (SI units).
 
-A :class:`Section` holds the per-unit-length constants of the Cosserat rod (spec 1.3):
+A :class:`Section` holds the per-unit-length constants of the Cosserat rod (theory §1.3):
 line density ``rhoA`` [kg/m], Euler-tensor entries ``M11 = M_rho^11``, ``M22 = M_rho^22``
 [kg m], shear/extension stiffnesses ``k_s1, k_s2, k_e`` [N] and bending/torsion
 stiffnesses ``k_b1, k_b2, k_t`` [N m^2]. A :class:`Rod` adds the length, the mesh size, the
@@ -26,7 +26,7 @@ from fxrod.errors import (
 #: Names of the six strain components, in the order (Gamma_1, Gamma_2, Gamma_3, K_1, K_2, K_3).
 STRAIN_NAMES: tuple[str, ...] = ("shear1", "shear2", "extension", "bend1", "bend2", "torsion")
 
-#: Shorthands for common constraint sets (spec 1.3).
+#: Shorthands for common constraint sets (theory §1.3).
 CONSTRAINT_ALIASES: dict[str, tuple[str, ...]] = {
     "inextensible": ("extension",),
     "shear_rigid": ("shear1", "shear2"),
@@ -243,17 +243,3 @@ class Rod:
         for k in range(3):
             q[:, 3 + 3 * k: 6 + 3 * k] = R0[:, k][None, :]
         return q
-
-
-def straight_rod(
-    start, end, d1, section: Section, n_elements: int, constraints=()
-) -> Rod:
-    """Convenience constructor of a straight :class:`Rod` (see there)."""
-    return Rod(section=section, start=tuple(start), end=tuple(end), d1=tuple(d1),
-               n_elements=n_elements, constraints=tuple(normalize_constraints(constraints)))
-
-
-def rotation_is_orthonormal(R: np.ndarray, tol: float = 1e-10) -> bool:
-    """True when ``R^T R = I`` and ``det R = 1`` to ``tol``."""
-    R = np.asarray(R, dtype=float)
-    return bool(np.allclose(R.T @ R, np.eye(3), atol=tol) and abs(np.linalg.det(R) - 1) < tol)

@@ -1,5 +1,5 @@
-"""A run: step a rod model, write the time-series CSV, centreline snapshots and ParaView
-frames (design.md section 3). Only MPI rank 0 writes files."""
+"""A run: step a rod model, record its probes (time-series CSV), centreline snapshots and
+ParaView frames. Only MPI rank 0 writes files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +16,10 @@ from mpi4py import MPI
 from fxrod import checkpoint
 from fxrod.checkpoint import CHECKPOINT_NAME
 from fxrod.errors import ConvergenceError, ParameterError
+from fxrod.history import History
 from fxrod.io import STANDARD_COLUMNS, CSVWriter, truncate_csv
 from fxrod.paraview import PVDWriter, sample_p2_curve
+from fxrod.probes import default_probes
 
 
 class Interrupted(RuntimeError):
@@ -70,10 +72,9 @@ class Simulation:
         Times at which centrelines are kept for pictures.
     paraview_every : int
         Write a ParaView frame every k steps (0: none).
-    extra_columns : sequence of str
-        Additional CSV columns filled by ``extra``.
-    extra : callable ``(sim) -> dict``, optional
-        Extra values for each row.
+    probes : sequence of Probe
+        Probes recorded in addition to :func:`fxrod.probes.default_probes` (each declares
+        its CSV columns with units; see :mod:`fxrod.probes`).
     quiet : bool
         Suppress the progress bar.
     checkpoint_every : int
@@ -83,6 +84,16 @@ class Simulation:
     keep_rows : bool
         Keep every row in memory (``rows``, ``column``); False keeps only the last one
         (long runs that write a CSV).
+
+    Attributes
+    ----------
+    columns : list of str
+        CSV columns: the standard ones first (:data:`fxrod.io.STANDARD_COLUMNS`), then the
+        others in probe order.
+    units : dict of str to str
+        SI unit of every column.
+    history : fxrod.history.History
+        The recorded rows.
     """
 
     def __init__(
@@ -92,8 +103,7 @@ class Simulation:
         name: str = "run",
         snapshot_times: Sequence[float] = (),
         paraview_every: int = 0,
-        extra_columns: Sequence[str] = (),
-        extra: Callable | None = None,
+        probes: Sequence = (),
         quiet: bool = True,
         checkpoint_every: int = 0,
         restart: str | Path | None = None,
@@ -101,24 +111,27 @@ class Simulation:
     ) -> None:
         self.integ = integrator
         self.model = integrator.model
-        self.diag = integrator.diagnostics
         self.comm = self.model.comm
         self.name = name
         self.out_dir = None if out_dir is None else Path(out_dir)
-        self.columns = list(STANDARD_COLUMNS) + ["h", "port_work", "strain_energy_displacement"]
-        self.columns += [c for c in extra_columns if c not in self.columns]
-        self.extra = extra
+        self.probes = default_probes() + list(probes)
+        self.units = {"t": "s"}
+        for pr in self.probes:
+            for c, u in pr.columns.items():
+                if c in self.units:
+                    raise ParameterError("probe column", c, "declared by one probe only")
+                self.units[c] = u
+        self.columns = [c for c in STANDARD_COLUMNS if c in self.units]
+        self.columns += [c for c in self.units if c not in self.columns]
         self.snapshot_times = sorted(float(t) for t in snapshot_times)
         self.snapshots: dict[float, np.ndarray] = {}
-        self.rows: list[dict] = []
+        self.history = History()
         self.keep_rows = bool(keep_rows)  # False: only the last row stays in memory
         self.quiet = quiet
         self.paraview_every = int(paraview_every)
         self.checkpoint_every = int(checkpoint_every)
         self.csv = None
         self.pvd = None
-        self._cum = {"external_work": 0.0, "dissipated": 0.0, "port_work": 0.0}
-        self._H_prev = None
         if self.checkpoint_every < 0:
             raise ParameterError("checkpoint_every", checkpoint_every, ">= 0")
         if (self.checkpoint_every or restart is not None) and self.out_dir is None:
@@ -140,7 +153,7 @@ class Simulation:
                                      resume_until=None if resumed_step is None
                                      else self.integ.t)
         if resumed_step is not None:
-            self.rows.append({"t": self.integ.t})  # marks the initial row as written
+            self.history.append({"t": self.integ.t})  # marks the initial row as written
 
     # ------------------------------------------------------------------ checkpoints
     @property
@@ -150,7 +163,7 @@ class Simulation:
     def write_checkpoint(self) -> None:
         """Write the full state of the last completed step (rank 0 writes one file)."""
         st = self.integ.get_state()
-        st.update(cum=self._cum, H_prev=self._H_prev)
+        st.update(ledger=self.model.ledger.get_state())
         checkpoint.save(self.checkpoint_path, self.model, st)
 
     def _restore(self, restart) -> int:
@@ -159,39 +172,30 @@ class Simulation:
             path = path / f"{self.name}_{CHECKPOINT_NAME}"
         st = checkpoint.load(path, self.model)
         self.integ.set_state(st)
-        self._cum = dict(st["cum"])
-        self._H_prev = st["H_prev"]
+        self.model.ledger.set_state(st["ledger"])
         return self.integ.step_count
 
     # ------------------------------------------------------------------
+    @property
+    def rows(self) -> list[dict]:
+        """The recorded rows (``history.rows``)."""
+        return self.history.rows
+
     def _row(self, res=None) -> dict:
-        st = self.diag.state_quantities()
-        row = {"t": self.integ.t, **st}
-        if res is None:
-            row.update(energy_residual=0.0, newton_its=0, h=0.0)
-        else:
-            self._cum["external_work"] += res.external_work
-            self._cum["dissipated"] += res.dissipation
-            self._cum["port_work"] += res.port_work
-            row["energy_residual"] = (st["H"] - self._H_prev - res.external_work
-                                      - res.port_work + res.dissipation)
-            row["newton_its"] = res.newton_its
-            row["h"] = res.h
-        row.update(self._cum)
-        self._H_prev = st["H"]
-        if self.extra is not None:
-            row.update(self.extra(self))
+        row = {"t": self.integ.t}
+        for pr in self.probes:
+            row.update(pr(self, res))
         return row
 
     def centreline(self):
         """Gathered nodal ``(s, q)`` on rank 0 (None elsewhere)."""
-        return self.diag.gather_nodes()
+        return self.model.nodes.gather_nodes()
 
     def _record(self, res=None) -> None:
         row = self._row(res)
         if not self.keep_rows:
-            self.rows.clear()
-        self.rows.append(row)
+            self.history.rows.clear()
+        self.history.append(row)
         if self.csv is not None:
             self.csv.write(row)
         t = self.integ.t
@@ -273,4 +277,4 @@ class Simulation:
 
     def column(self, name: str) -> np.ndarray:
         """One recorded column as an array."""
-        return np.array([r.get(name, np.nan) for r in self.rows], dtype=float)
+        return self.history.column(name)

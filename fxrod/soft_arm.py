@@ -1,16 +1,16 @@
-"""Soft-robot examples: the pneumatic soft arm of Ex. 6.4 (spec 4.4) and a tendon hook,
+"""Soft-robot examples: the pneumatic soft arm of Ex. 6.4 (theory §4.4) and a tendon hook,
 with the exact static solutions used to check them (SI units throughout).
 
-Soft arm (spec 4.4): a silicone rod of length 0.1755 m, diameter d = 0.06 m, E = 6e5 Pa,
+Soft arm (theory §4.4): a silicone rod of length 0.1755 m, diameter d = 0.06 m, E = 6e5 Pa,
 nu = 0.35, clamped at the origin along e3 with directors ``d1 = -e1, d2 = -e2, d3 = e3``
-(director-orientation note of spec 4.4), three chambers at the material offsets
+(director-orientation note of theory §4.4), three chambers at the material offsets
 ``r_k (cos alpha_k, sin alpha_k)``, ``alpha_k = pi/6, 5 pi/6, 3 pi/2``, with
 ``tau_k = f(t)/2 (1 + cos(theta(t) - alpha_k))`` (79)-(81).
 
 Parameters that reproduce the authors' data (measured, tests/test_actuation.py):
 ``r_k = 0.065 m`` (the text's "6.5?10^-2") and density ``rho = 1000 kg/m^3``.
 Spec 4.4 recommends r_k = 0.0625 m and rho = 1080 kg/m^3 [LIT]; with those the tips miss
-the data by up to 5.0e-3 m (circle) and 4.0e-3 m (heart). Reason: the spec's static fit
+the data by up to 5.0e-3 m (circle) and 4.0e-3 m (heart). Reason: the notes' static fit
 took the bending angle as ``K l (1 + N/EA)`` (curvature per deformed length), but in this
 Cosserat model K is per reference length (``K = axial(R^T dR/ds)``, s the reference arc
 length), so the angle is ``K l``; the plateau radius 0.09275 m then needs ``K = 6.39/m``,
@@ -19,7 +19,7 @@ r_k = 0.065 the density is sharply identified by the dynamics: rms tip error ove
 circle run 6.0e-4, 4.6e-4, 3.0e-4, 7.0e-4 m for rho = 900, 950, 1000, 1050 kg/m^3 (9.5e-4 at
 1080). Inputs are evaluated at ``t_{n+1/2}`` (averaging the end-point inputs fits worse:
 rms 4.7e-4 m). Note that with d = 0.06 m the chamber offset lies outside the section
-(radius 0.03 m): the published geometry is inconsistent (spec 4.4), so the builder disables
+(radius 0.03 m): the published geometry is inconsistent (theory §4.4), so the builder disables
 the offset check explicitly.
 
 Exact statics (used by the tests): a free-ended rod with no loads but actuators whose
@@ -45,16 +45,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from fxrod.bcs import Clamp
-from fxrod.errors import ParameterError, check_positive
+from fxrod.errors import ParameterError, check_int_min, check_positive
+from fxrod.examples import PAPER_SETTINGS
 from fxrod.forms.actuation import Actuation, PressureChamber, Tendon
 from fxrod.model import RodModel
+from fxrod.problem import Problem
 from fxrod.rod import Rod, Section
 
 
 # ---------------------------------------------------------------------------- soft arm
 @dataclass(frozen=True)
 class SoftArmParameters:
-    """Ex. 6.4 parameters (Table 4 and spec 4.4), SI units.
+    """Ex. 6.4 parameters (Table 4 and theory §4.4), SI units.
 
     Attributes
     ----------
@@ -111,7 +113,7 @@ PATHS = ("circle", "heart")
 
 def circle_amplitude(t: float, p: SoftArmParameters = SOFT_ARM) -> float:
     """Amplitude f(t) [N] of the circle input (79): cosine ramp to f_max on [0, t1],
-    constant to t2, cosine ramp back to 0 at T (third branch from the data, spec 4.4)."""
+    constant to t2, cosine ramp back to 0 at T (third branch from the data, theory §4.4)."""
     if t <= 0.0:
         return 0.0
     if t <= p.t1:
@@ -167,29 +169,30 @@ def soft_arm_section(p: SoftArmParameters = SOFT_ARM) -> Section:
 
 
 def soft_arm_rod(p: SoftArmParameters = SOFT_ARM, n_elements: int | None = None) -> Rod:
-    """The arm along e3 from the origin, ``d1 = -e1, d2 = -e2, d3 = e3`` (spec 4.4)."""
+    """The arm along e3 from the origin, ``d1 = -e1, d2 = -e2, d3 = e3`` (theory §4.4)."""
     ne = p.n_elements if n_elements is None else n_elements
     return Rod(soft_arm_section(p), start=(0.0, 0.0, 0.0), end=(0.0, 0.0, p.length),
                d1=(-1.0, 0.0, 0.0), n_elements=ne)
 
 
-def soft_arm_actuation(rod: Rod, forces: Sequence, p: SoftArmParameters = SOFT_ARM,
+def soft_arm_actuation(forces: Sequence, p: SoftArmParameters = SOFT_ARM,
                        formulation: str = "material",
                        check_times: Sequence[float] | None = None) -> Actuation:
     """Three chambers at ``p.offsets`` driven by ``forces[k]`` (callables, tables or numbers).
 
-    The offset check is disabled on purpose (spec 4.4 geometry inconsistency, module
+    The offset check is disabled on purpose (theory §4.4 geometry inconsistency, module
     docstring)."""
     chambers = [PressureChamber(p.offsets[k], forces[k], name=f"chamber {k + 1}")
                 for k in range(3)]
-    return Actuation(rod, chambers, allow_offset_outside=True, formulation=formulation,
+    return Actuation(chambers, allow_offset_outside=True, formulation=formulation,
                      check_times=check_times)
 
 
 def soft_arm(path: str = "circle", p: SoftArmParameters = SOFT_ARM,
              n_elements: int | None = None, formulation: str = "material",
-             comm=None) -> RodModel:
-    """Ex. 6.4 model with the circle (79)-(80) or heart (81) input.
+             comm=None) -> Problem:
+    """Ex. 6.4 with the circle (79)-(80) or heart (81) input: step ``p.h`` over
+    ``[0, p.t_end]``, Newton atol 1e-11 (the paper's).
 
     The :class:`Actuation` is ``model.extensions[0]``; its inputs are sign-checked on a
     1 ms grid over ``[0, T]`` before any form is compiled.
@@ -198,9 +201,10 @@ def soft_arm(path: str = "circle", p: SoftArmParameters = SOFT_ARM,
         raise ParameterError("path", path, "'circle' or 'heart'")
     rod = soft_arm_rod(p, n_elements)
     forces = [lambda t, k=k: float(chamber_forces(path, t, p)[k]) for k in range(3)]
-    act = soft_arm_actuation(rod, forces, p, formulation,
+    act = soft_arm_actuation(forces, p, formulation,
                              check_times=np.linspace(0.0, p.t_end, 4001))
-    return RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm)
+    return Problem(RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm),
+                   p.h, p.t_end, PAPER_SETTINGS)
 
 
 # ---------------------------------------------------------------------------- statics
@@ -211,7 +215,7 @@ def skew(v: Sequence[float]) -> np.ndarray:
 
 
 def constant_strain_curve(Gamma, K, s: np.ndarray, phi0=(0.0, 0.0, 0.0), R0=None):
-    """Exact configuration of a rod segment with constant strains (spec 1.2).
+    """Exact configuration of a rod segment with constant strains (theory §1.2).
 
     ``R' = R skew(K)``, ``phi' = R Gamma``, so ``R(s) = R0 exp(s skew K)`` and
     ``phi(s) = phi0 + R0 (s I + (1 - cos ks)/k^2 S + (ks - sin ks)/k^3 S^2) Gamma`` with
@@ -317,10 +321,11 @@ HOOK = HookParameters()
 
 
 def tendon_hook(p: HookParameters = HOOK, tension=None, formulation: str = "material",
-                check_times: Sequence[float] | None = None, comm=None) -> RodModel:
-    """The tendon hook model; ``tension`` defaults to the load ramp ``t * p.tension`` [N]
-    (t a load factor in [0, 1] for quasi-static runs). The Actuation is
-    ``model.extensions[0]``."""
+                check_times: Sequence[float] | None = None, comm=None,
+                steps: int = 10, quasistatic: bool = True) -> Problem:
+    """The tendon hook: t in [0, 1] in ``steps`` steps (a load factor when
+    ``quasistatic``, else time [s] with the default settings); ``tension`` defaults to the
+    load ramp ``t * p.tension`` [N]. The Actuation is ``model.extensions[0]``."""
     check_positive("length", p.length)
     rod = Rod(p.section, start=(0.0, 0.0, 0.0), end=(p.length, 0.0, 0.0), d1=(0.0, 0.0, 1.0),
               n_elements=p.n_elements)
@@ -330,8 +335,10 @@ def tendon_hook(p: HookParameters = HOOK, tension=None, formulation: str = "mate
         def tension(t: float) -> float:
             return t * Tmax
     tendon = Tendon((p.offset, 0.0), tension, s_range=(p.s_a, p.length), name="flexor")
-    act = Actuation(rod, [tendon], formulation=formulation, check_times=check_times)
-    return RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm)
+    act = Actuation([tendon], formulation=formulation, check_times=check_times)
+    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm,
+                     quasistatic=quasistatic)
+    return Problem(model, 1.0 / check_int_min("steps", steps, 1), 1.0)
 
 
 def tendon_hook_exact(p: HookParameters = HOOK, tension: float | None = None,

@@ -1,11 +1,11 @@
-"""The mixed function space of the PH Cosserat rod (spec 2.1).
+"""The mixed function space of the PH Cosserat rod (theory §2.1).
 
 ``W = [P2 (12 comps) q, DG1 (6) sigma = (N, M), P2 (6) lambda] (+ extra DG1 stress fields)``
 
 The velocity is not an unknown: the kinematic equation (42a) is nodal and linear, so
-``v_{n+1} = 2 (q_{n+1} - q_n)/h - v_n`` is eliminated exactly (spec 1.6 caveat; the authors'
+``v_{n+1} = 2 (q_{n+1} - q_n)/h - v_n`` is eliminated exactly (theory §1.6 caveat; the authors'
 2D code does the same). The multiplier field is tested with a 3-point Gauss-Lobatto rule
-whose points are the P2 nodes: that is exactly the nodal collocation of spec 2.1.
+whose points are the P2 nodes: that is exactly the nodal collocation of theory §2.1.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import ufl
 from dolfinx import fem, mesh
 
 #: Quadrature degree of the main measure: 3-point Gauss, exact for all P2/DG1 integrands
-#: of (42) (spec 2.1).
+#: of (42) (theory §2.1).
 GAUSS_DEGREE = 4
 
 

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("PYVISTA_OFF_SCREEN", "true")
-
 
 def _headless_render_window() -> None:
     """Without an X display, pick VTK's EGL (else OSMesa) render window when that library
@@ -30,10 +28,10 @@ def _headless_render_window() -> None:
             return
 
 
-_headless_render_window()
-
-
 def _pv():
+    """pyvista, off-screen; VTK's environment is set here, when a picture is drawn."""
+    os.environ.setdefault("PYVISTA_OFF_SCREEN", "true")
+    _headless_render_window()
     import pyvista as pv
 
     pv.OFF_SCREEN = True

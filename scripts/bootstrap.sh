@@ -44,7 +44,7 @@ find_python() {
 }
 
 # Up to date? (venv exists, runs, and pyproject.toml has not changed since the install)
-want="$(sha256sum "$here/pyproject.toml" | cut -d' ' -f1)"
+want="$(cat "$here/pyproject.toml" "$here/scripts/import_order_hook.py" | sha256sum | cut -d' ' -f1)"
 if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
    && version_ok "$venv/bin/python" >/dev/null; then
   exit 0
@@ -61,5 +61,9 @@ else
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet -e "$here[test]"
+# import-order hook: `import dolfinx` before `import fxrod` imports dolfinx_solver first
+site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+cp "$here/scripts/import_order_hook.py" "$site/_fxrod_import_order.py"
+echo "import _fxrod_import_order" > "$site/fxrod-import-order.pth"
 echo "$want" > "$stamp"
 echo "bootstrap: done in $(( $(date +%s) - t0 )) s ($(du -sh "$venv" | cut -f1) in .venv)" >&2

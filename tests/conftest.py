@@ -11,12 +11,9 @@ from pathlib import Path
 import pytest
 
 import fxrod  # noqa: F401
+from fxrod.data import reference_path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-if not SHARED.exists():  # CI lays shared/ beside the clone
-    SHARED = Path(os.environ.get("FXROD_SHARED", ROOT.parent / "shared"))
-REF = SHARED / "reference"
 
 
 def mpirun_cmd() -> list[str]:
@@ -40,6 +37,5 @@ def run_mpi(args: list[str], timeout: float = 600) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="session")
 def ref_dir() -> Path:
-    if not REF.exists():
-        pytest.fail(f"reference data not found at {REF} (set FXROD_SHARED)")
-    return REF
+    """The reference data shipped in fxrod/data (provenance: fxrod/data/PROVENANCE.md)."""
+    return reference_path("PROVENANCE.md").parent

@@ -1,4 +1,4 @@
-"""Pneumatic chambers and tendons (spec 3.2, eqs. 68-73) and the soft arm of Ex. 6.4 (spec
+"""Pneumatic chambers and tendons (theory §3.2, eqs. 68-73) and the soft arm of Ex. 6.4 (spec
 4.4): tip positions vs the authors' data, the discrete power balance with the actuator port,
 the exact static arc, the tendon hook's closed form, input tables, input validation, MPI."""
 
@@ -12,6 +12,7 @@ import pytest
 
 from fxrod.bcs import Clamp
 from fxrod.errors import ParameterError
+from fxrod.examples import PAPER_SETTINGS
 from fxrod.forms.actuation import Actuation, InputTable, PressureChamber, Tendon
 from fxrod.integrators import Integrator
 from fxrod.model import RodModel
@@ -49,8 +50,8 @@ def tips(sim: Simulation) -> dict[float, np.ndarray]:
 
 
 def run_arm(path: str, t_end: float = SOFT_ARM.t_end, **kw) -> Simulation:
-    model = soft_arm(path, **kw)
-    sim = Simulation(Integrator(model, SOFT_ARM.h, atol=1e-11, rtol=1e-14))
+    model = soft_arm(path, **kw).model
+    sim = Simulation(Integrator(model, SOFT_ARM.h, PAPER_SETTINGS))
     sim.run(t_end)
     return sim
 
@@ -110,7 +111,7 @@ def test_heart_tip_vs_data(heart, ref_dir):
 def test_plateau_geometry_closed_form(ref_dir):
     """Why r_k = 0.065 m and rho = 1000 kg/m^3 (soft_arm module docstring): the exact static
     arc at the plateau (|f| = 50 N) has tip radius 0.09232 m with r_k = 0.065 (the text's
-    value) but 0.08967 m with r_k = 0.0625 (spec 4.4's fit, which took the curvature per
+    value) but 0.08967 m with r_k = 0.0625 (theory §4.4's fit, which took the curvature per
     deformed length); the data's mean plateau radius is 0.09275 m (the 4e-4 left is
     dynamics: the quasi-static arc ignores the revolution)."""
     ref = data_tips(ref_dir, "circle")
@@ -150,8 +151,9 @@ def test_power_balance_tendon_dynamic(formulation):
         return T * 0.5 * (1.0 - math.cos(math.pi * min(t, 0.2) / 0.2))
 
     with pytest.warns(UserWarning, match="not an element boundary"):
-        model = tendon_hook(p, tension=tension, formulation=formulation)
-    sim = Simulation(Integrator(model, 0.01, atol=1e-11, rtol=1e-14))
+        model = tendon_hook(p, tension=tension, formulation=formulation,
+                            quasistatic=False).model
+    sim = Simulation(Integrator(model, 0.01, PAPER_SETTINGS))
     sim.run(0.3)
     res = sim.column("energy_residual")[1:]
     H = sim.column("H")[1:]
@@ -162,16 +164,16 @@ def test_power_balance_tendon_dynamic(formulation):
 # ------------------------------------------------------------------ exact statics
 @pytest.mark.parametrize("formulation,tol", [("material", 1e-7), ("spatial", 1e-7)])
 def test_pressure_static_arc_exact(formulation, tol):
-    """Chambers only: constant material stress offsets (spec 3.2 useful fact), so the
+    """Chambers only: constant material stress offsets (theory §3.2 useful fact), so the
     quasi-static end state is the exact arc of constant strains. Measured max nodal position
     error (n_e = 10): 4.1e-8 m (material), 5.7e-8 m (spatial); 6.4e-7 -> 4.1e-8 -> 2.5e-9 m
     for n_e = 5, 10, 20 (order 4)."""
     tau = chamber_forces("circle", 1.0)          # plateau, theta = 0.42 rad
     rod = soft_arm_rod()
-    act = soft_arm_actuation(rod, [lambda t, k=k: t * tau[k] for k in range(3)],
+    act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
                              formulation=formulation)
-    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act])
-    sim = Simulation(Integrator(model, 0.25, mode="quasistatic"))
+    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act], quasistatic=True)
+    sim = Simulation(Integrator(model, 0.25))
     sim.run(1.0)
     s, q = sim.centreline()
     G, K = static_strains(rod.section, tau, SOFT_ARM.offsets)
@@ -212,8 +214,8 @@ def test_input_table_from_authors_csv(ref_dir, circle):
     assert abs(tables[0](0.5005) - chamber_forces("circle", 0.5005)[0]) <= 1e-5
     rod = soft_arm_rod()
     model = RodModel(rod, clamps=[Clamp("0")],
-                     extensions=[soft_arm_actuation(rod, tables)])
-    sim = Simulation(Integrator(model, SOFT_ARM.h, atol=1e-11, rtol=1e-14))
+                     extensions=[soft_arm_actuation(tables)])
+    sim = Simulation(Integrator(model, SOFT_ARM.h, PAPER_SETTINGS))
     sim.run(1.0)
     a, b = tips(sim), tips(circle)
     assert max(np.linalg.norm(a[t] - b[t]) for t in a) <= 1e-5
@@ -229,7 +231,7 @@ def test_bad_inputs_are_rejected():
     with pytest.raises(ParameterError, match=r"tension of tendon .*t = 0.*>= 0 N"):
         Tendon((0.005, 0.0), -1.0)
     with pytest.raises(ParameterError, match="tendon 'flexor' at t = 1.1"):
-        Actuation(r, [Tendon((0.005, 0.0), lambda t: 1.0 - t, name="flexor")],
+        Actuation([Tendon((0.005, 0.0), lambda t: 1.0 - t, name="flexor")],
                   check_times=np.linspace(0.0, 2.0, 21))
     with pytest.raises(ParameterError, match="at t = 2"):
         Tendon((0.005, 0.0), InputTable([0.0, 1.0, 2.0], [0.0, 1.0, -1.0]))
@@ -238,30 +240,31 @@ def test_bad_inputs_are_rejected():
         PressureChamber((0.005, 0.0), 3.0)
     with pytest.raises(ParameterError, match="pressure"):
         PressureChamber.from_pressure((0.005, 0.0), -1e4, area=1e-5)
-    # offsets outside the section (radius 0.01 m), also with the chamber's own area
+    # offsets outside the section (radius 0.01 m), also with the chamber's own area: checked
+    # against the rod when the model binds the extension, before any form is compiled
     with pytest.raises(ParameterError, match=r"offset .*section radius 0.01"):
-        Actuation(r, [Tendon((0.008, 0.008), 1.0)])
+        RodModel(r, extensions=[Actuation([Tendon((0.008, 0.008), 1.0)])])
     with pytest.raises(ParameterError, match="must lie inside the section"):
-        Actuation(r, [PressureChamber((0.008, 0.0), -1.0, area=2e-5)])
+        RodModel(r, extensions=[Actuation([PressureChamber((0.008, 0.0), -1.0, area=2e-5)])])
     # empty s-ranges: reversed, outside the rod, between quadrature points
     with pytest.raises(ParameterError, match="non-empty interval"):
         Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.1))
     with pytest.raises(ParameterError, match=r"inside the rod \[0, 0.2\]"):
-        Actuation(r, [Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.3))])
+        RodModel(r, extensions=[Actuation([Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.3))])])
     with pytest.raises(ParameterError, match="containing quadrature points"):
-        Actuation(r, [Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.1001))])
+        RodModel(r, extensions=[Actuation([Tendon((0.005, 0.0), 1.0, s_range=(0.1, 0.1001))])])
     # tables are not extrapolated; unknown columns are named
     with pytest.raises(ParameterError, match="not extrapolated"):
         InputTable([0.0, 1.0], [0.0, 1.0])(1.5)
     with pytest.raises(ParameterError, match="formulation"):
-        Actuation(r, [Tendon((0.005, 0.0), 1.0)], formulation="exact")
+        Actuation([Tendon((0.005, 0.0), 1.0)], formulation="exact")
 
 
 def test_input_sign_checked_during_run():
     """A callable that turns negative after t = 0.15 stops the run with a clear error."""
     model = tendon_hook(dataclasses.replace(HOOK, n_elements=4),
-                        tension=lambda t: 10.0 * (0.15 - t) if t > 0.0 else 0.0)
-    integ = Integrator(model, 0.1, mode="quasistatic")
+                        tension=lambda t: 10.0 * (0.15 - t) if t > 0.0 else 0.0).model
+    integ = Integrator(model, 0.1)
     with pytest.raises(ParameterError, match=r"tendon 'flexor' at t = 0.2 = -0.5"):
         integ.advance_to(1.0)
     assert integ.t == pytest.approx(0.1)

@@ -1,4 +1,4 @@
-"""ANCF statics under gravity, modes, stability limit and time steppers (spec B.4, B.5 R5/R6/R8)."""
+"""ANCF statics under gravity, modes, stability limit and steppers (theory §A4, §A5 R5/R6/R8)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from fxrod.ancf import (
     InstabilityError,
     blog_beam,
     critical_time_step,
+    default_settings,
     eigenfrequencies,
+    max_eigenfrequency,
+    relative_energy_error,
     solve_static,
 )
 from fxrod.ancf.benchmarks import r1_beam
@@ -25,7 +28,7 @@ G = (0.0, -9.81)
 
 @pytest.fixture(scope="module")
 def explicit_run():
-    """10-element blog beam released under gravity, dt = 0.95 dt_cr, 0.3 s (B.5 R8 demo)."""
+    """10-element blog beam released under gravity, h = 0.95 h_cr, 0.3 s (§A5 R8 demo)."""
     beam = ANCFBeam(blog_beam(), 10, gravity=G)
     cd = CentralDifference(beam, safety=0.95)
     hist = cd.run(0.3, record_every=5)
@@ -39,12 +42,12 @@ def test_r5_static_gravity_deflection(strain: str) -> None:
     delta = -solve_static(beam, n_steps=1).tip_displacement[1]
     assert delta == pytest.approx(1.3951e-3, rel=1e-4)
     linear = 7850 * 4e-4 * 9.81 / (8 * 2.07e11 * 0.02**4 / 12)
-    assert delta == pytest.approx(1.395079e-3, abs=5e-10)  # B.5: 40 elements, either option
+    assert delta == pytest.approx(1.395079e-3, abs=5e-10)  # §A5: 40 elements, either option
     assert 0.0 < linear - delta < 3e-6 * linear  # dead load: geometric nonlinearity stiffens
 
 
 def test_r6_first_frequency() -> None:
-    """R6: omega_1 = 104.24 rad/s (rel 1e-3); 40 elements give 104.2415 (B.5)."""
+    """R6: omega_1 = 104.24 rad/s (rel 1e-3); 40 elements give 104.2415 (§A5)."""
     beam = ANCFBeam(blog_beam(), 40, gravity=G)
     w = eigenfrequencies(beam, 2)
     assert w[0] == pytest.approx(104.24, rel=1e-3)
@@ -57,15 +60,15 @@ def test_r6_first_frequency() -> None:
 R8 = {10: 4.08e-6, 20: 2.04e-6, 40: 7.04e-7, 80: 1.76e-7}
 
 
-@pytest.mark.parametrize("n_el", sorted(R8))
-def test_r8_critical_step_table(n_el: int) -> None:
-    """R8: SLEPc dt_cr = 2/omega_max within 5 % of the B.5 table; element constants of B.4."""
-    beam = ANCFBeam(blog_beam(), n_el)
-    s = critical_time_step(beam)
-    assert s.dt_critical == pytest.approx(R8[n_el], rel=0.05)
-    h, c = 1.0 / n_el, np.sqrt(2.07e11 / 7850)
-    axial, bending = 9.55 * c / h, 59.9 * np.sqrt(2.07e11 * 0.02**2 / 12 / 7850) / h**2
-    assert s.omega_max == pytest.approx(max(axial, bending), rel=0.01)
+@pytest.mark.parametrize("n_elements", sorted(R8))
+def test_r8_critical_step_table(n_elements: int) -> None:
+    """R8: SLEPc h_cr = 2/omega_max within 5 % of the §A5 table; element constants of §A4."""
+    beam = ANCFBeam(blog_beam(), n_elements)
+    h_cr = critical_time_step(beam)
+    assert h_cr == pytest.approx(R8[n_elements], rel=0.05)
+    le, c = 1.0 / n_elements, np.sqrt(2.07e11 / 7850)
+    axial, bending = 9.55 * c / le, 59.9 * np.sqrt(2.07e11 * 0.02**2 / 12 / 7850) / le**2
+    assert max_eigenfrequency(beam) == pytest.approx(max(axial, bending), rel=0.01)
 
 
 def test_slepc_extremes_match_dense_numpy() -> None:
@@ -75,22 +78,22 @@ def test_slepc_extremes_match_dense_numpy() -> None:
     K = beam.jacobian(beam.q_ref).convert("dense").getDenseArray()[np.ix_(free, free)]
     M = beam.mass_matrix().convert("dense").getDenseArray()[np.ix_(free, free)]
     lam = np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real)
-    assert critical_time_step(beam).omega_max == pytest.approx(np.sqrt(lam[-1]), rel=1e-9)
+    assert max_eigenfrequency(beam) == pytest.approx(np.sqrt(lam[-1]), rel=1e-9)
     assert eigenfrequencies(beam, 1)[0] == pytest.approx(np.sqrt(lam[0]), rel=1e-9)
 
 
 def test_explicit_at_095_stable_and_energy_consistent(explicit_run) -> None:
-    """R8 demo: 0.95 dt_cr, 0.3 s: bounded, energy error <= 1e-6, tip in [-2.83e-3, 4e-5]."""
+    """R8 demo: 0.95 h_cr, 0.3 s: bounded, energy error <= 1e-6, tip in [-2.83e-3, 4e-5]."""
     beam, cd, hist = explicit_run
-    assert cd.dt == pytest.approx(0.95 * cd.stable.dt_critical, rel=1e-14)
-    assert cd.t == pytest.approx(0.3, abs=cd.dt)
-    assert hist.relative_energy_error() <= 1e-6
-    y = np.array(hist.tip)[:, 1]
+    assert cd.h == pytest.approx(0.95 * cd.h_critical, rel=1e-14)
+    assert cd.t == pytest.approx(0.3, abs=cd.h)
+    assert relative_energy_error(hist) <= 1e-6
+    y = hist.column("tip_2")
     assert y.min() == pytest.approx(-2.83e-3, abs=0.02e-3)
     assert y.max() == pytest.approx(4e-5, abs=1e-5)
     assert -y.mean() == pytest.approx(1.40e-3, abs=0.01e-3)
-    # tip period = 2 pi / omega_1 (B.5 R6: 0.06027 s from the explicit run)
-    t = np.array(hist.t)
+    # tip period = 2 pi / omega_1 (§A5 R6: 0.06027 s from the explicit run)
+    t = hist.column("t")
     s = y - y.mean()
     up = np.nonzero((s[:-1] < 0) & (s[1:] >= 0))[0]
     t_up = t[up] - s[up] * (t[up + 1] - t[up]) / (s[up + 1] - s[up])
@@ -99,26 +102,26 @@ def test_explicit_at_095_stable_and_energy_consistent(explicit_run) -> None:
 
 
 def test_explicit_above_limit_refused_or_blows_up(explicit_run) -> None:
-    """R8: 1.05 dt_cr is refused; forced, the run diverges within a few hundred steps."""
+    """R8: 1.05 h_cr is refused; forced, the run diverges within a few hundred steps."""
     _, cd, _ = explicit_run
     beam = ANCFBeam(blog_beam(), 10, gravity=G)
-    dt = 1.05 * cd.stable.dt_critical
-    with pytest.raises(ParameterError, match="dt"):
-        CentralDifference(beam, dt, stable=cd.stable)
-    forced = CentralDifference(beam, dt, stable=cd.stable, force=True)
+    h = 1.05 * cd.h_critical
+    with pytest.raises(ParameterError, match="invalid h ="):
+        CentralDifference(beam, h, h_critical=cd.h_critical)
+    forced = CentralDifference(beam, h, h_critical=cd.h_critical, force=True)
     with pytest.raises(InstabilityError) as err:
         forced.run(0.3)
-    assert err.value.h == pytest.approx(dt)
-    assert err.value.t < 300 * dt
+    assert err.value.h == pytest.approx(h)
+    assert err.value.t < 300 * h
 
 
 def test_energy_consistent_step_conserves_energy() -> None:
-    """Discrete-gradient step: T + U - W conserved to ~1e-12 at dt = 250 dt_cr (blog beam)."""
+    """Discrete-gradient step: T + U - W conserved to ~1e-12 at h = 250 h_cr (blog beam)."""
     beam = ANCFBeam(blog_beam(), 10, gravity=G)
     st = EnergyConsistentStepper(beam, 1e-3)
     hist = st.run(0.3)
-    assert hist.relative_energy_error() < 1e-10
-    y = np.array(hist.tip)[:, 1]
+    assert relative_energy_error(hist) < 1e-10
+    y = hist.column("tip_2")
     assert -y.mean() == pytest.approx(1.40e-3, abs=0.03e-3)
     assert y.min() == pytest.approx(-2.83e-3, abs=0.03e-3)
 
@@ -129,30 +132,32 @@ def test_energy_consistent_large_deformation(strain: str) -> None:
     props = BeamProperties(L=1.0, E=1e7, rho=1000.0, b=0.02, h=0.02)
     beam = ANCFBeam(props, 12, gravity=G, strain=strain)
     hist = EnergyConsistentStepper(beam, 4e-3).run(0.6)
-    assert np.min(np.array(hist.tip)[:, 1]) < -0.8
-    assert hist.relative_energy_error() < 1e-10
+    assert np.min(hist.column("tip_2")) < -0.8
+    assert relative_energy_error(hist) < 1e-10
 
 
 def test_implicit_and_explicit_agree() -> None:
     """Both steppers give the same tip history over the first period (tip at t = 0.03 s)."""
     a = ANCFBeam(blog_beam(0.6, 1), 10, gravity=G)
-    h_imp = EnergyConsistentStepper(a, 1e-4).run(0.03)
+    hist_imp = EnergyConsistentStepper(a, 1e-4).run(0.03)
     b = ANCFBeam(blog_beam(0.6, 1), 10, gravity=G)
-    stable = critical_time_step(b)
-    dt = 0.03 / np.ceil(0.03 / (0.9 * stable.dt_critical))  # lands on t = 0.03 s exactly
-    cd = CentralDifference(b, dt, stable=stable)
+    h_cr = critical_time_step(b)
+    h = 0.03 / np.ceil(0.03 / (0.9 * h_cr))  # lands on t = 0.03 s exactly
+    cd = CentralDifference(b, h, h_critical=h_cr)
     cd.run(0.03)
-    assert b.tip(cd.q)[1] == pytest.approx(h_imp.tip[-1][1], rel=5e-4)  # measured 1.3e-4
+    y_imp = hist_imp.column("tip_2")[-1]
+    assert b.tip(cd.q)[1] == pytest.approx(y_imp, rel=5e-4)  # measured 1.3e-4
 
 
 def test_newton_failures_raise_convergence_error() -> None:
     """A static or implicit step that cannot converge raises ConvergenceError(t, h, reason)."""
+    r1 = r1_beam(4)
     with pytest.raises(ConvergenceError) as err:
-        solve_static(r1_beam(4), n_steps=1, max_halvings=0, max_it=1)
+        solve_static(r1, n_steps=1, max_halvings=0, settings=default_settings(r1, max_it=1))
     assert err.value.t == 0.0 and err.value.h == 1.0
     assert "DIVERGED_MAX_IT" in err.value.reason
     beam = ANCFBeam(blog_beam(), 4, gravity=G)
-    st = EnergyConsistentStepper(beam, 1e-3, max_it=1)
+    st = EnergyConsistentStepper(beam, 1e-3, settings=default_settings(beam, max_it=1))
     with pytest.raises(ConvergenceError) as err:
         st.run(0.01)
     assert err.value.h == pytest.approx(1e-3)
@@ -160,14 +165,14 @@ def test_newton_failures_raise_convergence_error() -> None:
 
 @pytest.mark.slow
 def test_explicit_bending_governed_mesh() -> None:
-    """40 elements (bending governs dt_cr = 7.04e-7 s): stable and energy-consistent at 0.95."""
+    """40 elements (bending governs h_cr = 7.04e-7 s): stable and energy-consistent at 0.95."""
     beam = ANCFBeam(blog_beam(), 40, gravity=G)
     cd = CentralDifference(beam, safety=0.95)
-    assert cd.stable.dt_critical == pytest.approx(7.04e-7, rel=0.01)
+    assert cd.h_critical == pytest.approx(7.04e-7, rel=0.01)
     hist = cd.run(0.1, record_every=20)
-    assert hist.relative_energy_error() <= 1e-6
-    assert np.min(np.array(hist.tip)[:, 1]) == pytest.approx(-2.83e-3, abs=0.03e-3)
+    assert relative_energy_error(hist) <= 1e-6
+    assert np.min(hist.column("tip_2")) == pytest.approx(-2.83e-3, abs=0.03e-3)
     forced = CentralDifference(ANCFBeam(blog_beam(), 40, gravity=G),
-                               1.05 * cd.stable.dt_critical, stable=cd.stable, force=True)
+                               1.05 * cd.h_critical, h_critical=cd.h_critical, force=True)
     with pytest.raises(InstabilityError):
         forced.run(0.01)

@@ -1,4 +1,4 @@
-"""ANCF element (spec B.1-B.3, B.5 R1/R4, B.7): forms, dof layout, references, bad input."""
+"""ANCF element (theory §A1-§A3, §A5 R1/R4, §A7): forms, dof layout, references, bad input."""
 
 from __future__ import annotations
 
@@ -26,21 +26,21 @@ from fxrod.errors import ParameterError
 
 # ------------------------------------------------------------------ independent numpy element
 def numpy_internal_force(beam: ANCFBeam, q: np.ndarray) -> np.ndarray:
-    """dU/dq assembled element by element from the B.3 gradient formulas (no UFL)."""
-    h = beam.h
+    """dU/dq assembled element by element from the §A3 gradient formulas (no UFL)."""
+    le = beam.element_length
     xa, wa = np.polynomial.legendre.leggauss(5 if beam.quadrature == "full" else 4)
     xb, wb = np.polynomial.legendre.leggauss(3 if beam.quadrature == "full" else 2)
     f = np.zeros_like(q)
-    for e in range(beam.n_el):
+    for e in range(beam.n_elements):
         dofs = np.stack([beam.pos_dofs[e], beam.slope_dofs[e],
                          beam.pos_dofs[e + 1], beam.slope_dofs[e + 1]])  # (4, 2)
         qe = q[dofs]
         for pts, wts, part in ((xa, wa, "axial"), (xb, wb, "bending")):
             for t, w in zip(pts, wts, strict=True):
                 xi = 0.5 * (t + 1.0)
-                x = beam.x_nodes[e] + h * xi
+                x = beam.x_nodes[e] + le * xi
                 _, dN, d2N = hermite_shape(np.array([xi]))
-                dN, d2N = dN[0] / h, d2N[0] / h**2
+                dN, d2N = dN[0] / le, d2N[0] / le**2
                 rp, rpp = dN @ qe, d2N @ qe
                 a = rp @ rp
                 c = rp[0] * rpp[1] - rp[1] * rpp[0]
@@ -61,7 +61,7 @@ def numpy_internal_force(beam: ANCFBeam, q: np.ndarray) -> np.ndarray:
                         dKp = Jrpp * a**-1.5 - 3 * c * a**-2.5 * rp
                         dKpp = JTrp * a**-1.5
                     gA, gB = EI * K * dKp, EI * K * dKpp
-                wgt = 0.5 * w * h
+                wgt = 0.5 * w * le
                 for i in range(4):
                     f[dofs[i]] += wgt * (dN[i] * gA + d2N[i] * gB)
     return f
@@ -71,14 +71,14 @@ def _perturbed(beam: ANCFBeam, seed: int = 1) -> np.ndarray:
     rng = np.random.default_rng(seed)
     q = beam.q_ref.copy()
     q[beam.pos_dofs] += 0.05 * rng.standard_normal(beam.pos_dofs.shape)
-    q[beam.slope_dofs] += 0.2 * beam.h * rng.standard_normal(beam.slope_dofs.shape)
+    q[beam.slope_dofs] += 0.2 * beam.element_length * rng.standard_normal(beam.slope_dofs.shape)
     return q
 
 
 @pytest.mark.parametrize("strain", ["gerstmayr", "green"])
 @pytest.mark.parametrize("quadrature", ["full", "reduced"])
 def test_ufl_forces_equal_numpy_element(strain: str, quadrature: str) -> None:
-    """UFL residual = hand-written B.3 element forces at a random large deformation (graded E)."""
+    """UFL residual = hand-written §A3 element forces at a random large deformation (graded E)."""
     props = BeamProperties(L=1.3, E=graded_modulus(2e9, 0.5, 1.5, 1.3), rho=1000.0,
                            b=0.03, h=lambda x: 0.02 * (1.0 - 0.2 * x))
     beam = ANCFBeam(props, 5, strain=strain, quadrature=quadrature, left="free")
@@ -89,7 +89,7 @@ def test_ufl_forces_equal_numpy_element(strain: str, quadrature: str) -> None:
 
 
 def test_hermite_dof_layout_is_scaled_slope() -> None:
-    """basix Hermite: vertex dofs [value, d/dX]; on a uniform mesh the slope dof is h r'."""
+    """basix Hermite: vertex dofs [value, d/dX]; on a uniform mesh the slope dof is l_e r'."""
     e = basix.create_element(basix.ElementFamily.Hermite, basix.CellType.interval, 3)
     assert e.entity_dofs[0] == [[0, 1], [2, 3]]
     assert e.map_type == basix.MapType.identity
@@ -101,7 +101,7 @@ def test_hermite_dof_layout_is_scaled_slope() -> None:
     x = beam.x_nodes
     q = np.zeros(beam.n_dofs)
     q[beam.pos_dofs] = np.column_stack([np.sin(x), 1 - np.cos(x)])
-    q[beam.slope_dofs] = beam.h * np.column_stack([np.cos(x), np.sin(x)])
+    q[beam.slope_dofs] = beam.element_length * np.column_stack([np.cos(x), np.sin(x)])
     xs, K = beam.curvature(q, per_element=16)
     assert np.max(np.abs(K - 1.0)) < 2e-2
     assert beam.strain_energy(q) == pytest.approx(0.5 * float(beam.props.EI(x[:1])[0]) * 1.0,
@@ -109,18 +109,19 @@ def test_hermite_dof_layout_is_scaled_slope() -> None:
 
 
 def test_mass_and_gravity_match_closed_form() -> None:
-    """B.2: consistent mass rhoA l/420 [...] and gravity rhoA l [1/2, l/12, 1/2, -l/12]."""
+    """§A2: consistent mass rhoA l/420 [...] and gravity rhoA l [1/2, l/12, 1/2, -l/12]."""
     beam = ANCFBeam(blog_beam(), 3, left="free", gravity=(0.0, -9.81))
-    h, rhoA = beam.h, 7850.0 * 0.02 * 0.02
-    Me = rhoA * h / 420 * np.array([[156, 22 * h, 54, -13 * h], [22 * h, 4 * h**2, 13 * h,
-                                    -3 * h**2], [54, 13 * h, 156, -22 * h],
-                                    [-13 * h, -3 * h**2, -22 * h, 4 * h**2]])
-    T = np.diag([1.0, 1.0 / h, 1.0, 1.0 / h])  # ANCF slope r' = dof / h
+    le, rhoA = beam.element_length, 7850.0 * 0.02 * 0.02
+    Me = rhoA * le / 420 * np.array([[156, 22 * le, 54, -13 * le],
+                                     [22 * le, 4 * le**2, 13 * le, -3 * le**2],
+                                     [54, 13 * le, 156, -22 * le],
+                                     [-13 * le, -3 * le**2, -22 * le, 4 * le**2]])
+    T = np.diag([1.0, 1.0 / le, 1.0, 1.0 / le])  # ANCF slope r' = dof / le
     Me_dof = T @ Me @ T
     Mg = np.zeros((beam.n_dofs, beam.n_dofs))
     Qg = np.zeros(beam.n_dofs)
-    qe_g = rhoA * h * np.array([0.5, h / 12, 0.5, -h / 12]) @ T * -9.81
-    for e in range(beam.n_el):
+    qe_g = rhoA * le * np.array([0.5, le / 12, 0.5, -le / 12]) @ T * -9.81
+    for e in range(beam.n_elements):
         for comp in (0, 1):
             d = [beam.pos_dofs[e, comp], beam.slope_dofs[e, comp],
                  beam.pos_dofs[e + 1, comp], beam.slope_dofs[e + 1, comp]]
@@ -133,21 +134,21 @@ def test_mass_and_gravity_match_closed_form() -> None:
 
 
 # ------------------------------------------------------------------ R1 and R4
-@pytest.mark.parametrize("n_el", [1, 2, 4, 8, 16])
-def test_r1_exudyn_table(n_el: int) -> None:
-    """R1: tip (u_x, u_y) equals the Exudyn/prototype table of B.5 to 1e-8 m."""
-    u = r1_tip_displacement(n_el)
-    np.testing.assert_allclose(u, R1_TABLE[n_el], rtol=0, atol=1e-8)
+@pytest.mark.parametrize("n_elements", [1, 2, 4, 8, 16])
+def test_r1_exudyn_table(n_elements: int) -> None:
+    """R1: tip (u_x, u_y) equals the Exudyn/prototype table of §A5 to 1e-8 m."""
+    u = r1_tip_displacement(n_elements)
+    np.testing.assert_allclose(u, R1_TABLE[n_elements], rtol=0, atol=1e-8)
 
 
 def test_r1_converges_to_exudyn_converged_value() -> None:
-    """R1 at 64 elements is within 3e-9 m of Exudyn's converged tip (h^4 convergence)."""
+    """R1 at 64 elements is within 3e-9 m of Exudyn's converged tip (l_e^4 convergence)."""
     np.testing.assert_allclose(r1_tip_displacement(64, n_steps=1), R1_CONVERGED, rtol=0,
                                atol=3e-9)
 
 
 def test_r1_option2_green_frenet() -> None:
-    """R1 with option (2) at 32 elements: (-0.5089228, -1.2083981) (B.5, 7 digits given)."""
+    """R1 with option (2) at 32 elements: (-0.5089228, -1.2083981) (§A5, 7 digits given)."""
     u = r1_tip_displacement(32, strain="green")
     np.testing.assert_allclose(u, [-0.5089228, -1.2083981], rtol=0, atol=1e-7)
 
@@ -156,7 +157,7 @@ def test_r4_half_circle() -> None:
     """R4: tip moment pi EI/L bends the beam into a half circle: tip within 1e-5 of (0, 2L/pi).
 
     Option (2) is checked against its closed form (uniform stretch s^2 = 1 + 2M^2/(EA EI),
-    tip angle 180 s^2 deg = 180.74 deg for b = h = 0.1 m). The spec's option-(2) value
+    tip angle 180 s^2 deg = 180.74 deg for b = h = 0.1 m). The notes' option-(2) value
     (-0.00098, 1.272925) disagrees with that closed form; see fxrod.ancf.benchmarks.
     """
     L = 2.0
@@ -217,16 +218,17 @@ def test_nonpositive_modulus_rejected_before_compiling(no_compile) -> None:
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    ({"n_el": 0}, "n_el"), ({"n_el": 2.5}, "n_el"), ({"strain": "linear"}, "strain"),
+    ({"n_elements": 0}, "n_elements"), ({"n_elements": 2.5}, "n_elements"),
+    ({"strain": "linear"}, "strain"),
     ({"left": "welded"}, "left"), ({"right": "roller"}, "right"),
     ({"quadrature": "exact"}, "quadrature"), ({"gravity": (0.0, np.inf)}, "gravity"),
     ({"tip_force": (1.0,)}, "tip_force"),
 ])
 def test_beam_rejects_bad_arguments(no_compile, kwargs: dict, name: str) -> None:
-    args = {"n_el": 4} | kwargs
-    n_el = args.pop("n_el")
+    args = {"n_elements": 4} | kwargs
+    n_elements = args.pop("n_elements")
     with pytest.raises(ParameterError) as err:
-        ANCFBeam(blog_beam(), n_el, **args)
+        ANCFBeam(blog_beam(), n_elements, **args)
     assert err.value.name == name
 
 
@@ -239,7 +241,7 @@ def _mesh(nodes: np.ndarray, cells: np.ndarray) -> dolfinx.mesh.Mesh:
 
 
 def test_nonuniform_and_reversed_meshes_rejected(no_compile) -> None:
-    """B.7: the Hermite slope dof is dr/dX, so only uniform +x-oriented meshes are C1."""
+    """§A7: the Hermite slope dof is dr/dX, so only uniform +x-oriented meshes are C1."""
     cells = np.array([[0, 1], [1, 2], [2, 3], [3, 4]])
     bad = _mesh(np.array([0.0, 0.1, 0.35, 0.7, 1.0]), cells)
     with pytest.raises(ParameterError, match="uniform cells"):

@@ -65,9 +65,9 @@ def test_graded_case_matches_linear_theory(lam: float, n: float) -> None:
 
 
 def test_graded_softening_is_modest() -> None:
-    """Softening at the free end, where M ~ (L-x)^2 vanishes, changes little (spec B.6).
+    """Softening at the free end, where M ~ (L-x)^2 vanishes, changes little (theory §A6).
 
-    The seed claims +31 % (lam=0.3, n=1) and x2.3 (lam=0.6, n=1); correct: +6.7 % and +15.3 %.
+    The blog claims +31 % (lam=0.3, n=1) and x2.3 (lam=0.6, n=1); correct: +6.7 % and +15.3 %.
     """
     base = LINEAR[(0.0, 1.0)][0]
     assert LINEAR[(0.3, 1.0)][0] / base - 1 == pytest.approx(0.0669, abs=5e-4)
@@ -88,13 +88,13 @@ def test_general_graded_callables() -> None:
     P = 0.5  # [N] downward
     lin = lb.tip_deflection(props, g=0.0981, tip_load=P)
     gaps, k_err = {}, {}
-    for n_el in (16, 32):
-        beam = ANCFBeam(props, n_el, gravity=(0.0, -0.0981), tip_force=(0.0, -P))
+    for n_elements in (16, 32):
+        beam = ANCFBeam(props, n_elements, gravity=(0.0, -0.0981), tip_force=(0.0, -P))
         res = solve_static(beam, n_steps=1)
-        gaps[n_el] = abs(-res.tip_displacement[1] / lin - 1.0)
+        gaps[n_elements] = abs(-res.tip_displacement[1] / lin - 1.0)
         x, K = beam.curvature(res.q, per_element=4)
         K_lin = -lb.curvature(props, x, g=0.0981, tip_load=P)
-        k_err[n_el] = np.max(np.abs(K - K_lin)) / np.max(np.abs(K_lin))
+        k_err[n_elements] = np.max(np.abs(K - K_lin)) / np.max(np.abs(K_lin))
     assert gaps[32] < 2e-7
     assert gaps[16] / gaps[32] > 8.0
     # pointwise curvature = second derivative of a cubic: O(h^2), measured 2.8e-3 at 32 el.

@@ -1,4 +1,4 @@
-"""Cross-formulation checks: the planar ANCF cantilever (R1 of spec B.5) against the PH
+"""Cross-formulation checks: the planar ANCF cantilever (R1 of theory §A5) against the PH
 Cosserat rod of the core solver (quasi-static, tip dead load)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from fxrod.integrators import Integrator
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
+from fxrod.settings import SolverSettings
 
 
 def cosserat_r1_tip(n_elements: int, constraints) -> np.ndarray:
@@ -22,11 +23,11 @@ def cosserat_r1_tip(n_elements: int, constraints) -> np.ndarray:
                   k_e=R1_E * A, k_b1=R1_E * I, k_b2=R1_E * I, k_t=R1_E * I)
     rod = Rod(sec, (0, 0, 0), (R1_L, 0, 0), (0, 0, 1), n_elements, constraints=constraints)
     load = EndLoad("L", force=lambda t: t * np.array([0.0, -R1_FORCE, 0.0]))
-    model = RodModel(rod, [load], [Clamp("0")])
-    integ = Integrator(model, 0.1, mode="quasistatic", adaptive=True)
+    model = RodModel(rod, [load], [Clamp("0")], quasistatic=True)
+    integ = Integrator(model, 0.1, SolverSettings(adaptive=True))
     integ.advance_to(1.0)
-    st = integ.diagnostics.state_quantities()
-    return np.array([st["tip_1"] - R1_L, st["tip_2"]])
+    tip = model.nodes.tip()
+    return np.array([tip[0] - R1_L, tip[1]])
 
 
 def test_ancf_and_cosserat_agree_on_r1():
@@ -34,7 +35,7 @@ def test_ancf_and_cosserat_agree_on_r1():
     # Kirchhoff (inextensible, shear-rigid) Cosserat rod: the issue's cross-check (<= 1e-3)
     kirchhoff = cosserat_r1_tip(16, ("kirchhoff",))
     assert np.max(np.abs(kirchhoff - ancf)) <= 1e-3, (kirchhoff, ancf)
-    # The inextensible elastica value of spec B.5 (6 digits; n_e = 16 is still 5e-6 off,
+    # The inextensible elastica value of theory §A5 (6 digits; n_e = 16 is still 5e-6 off,
     # n_e = 32 converges to it)
     assert cosserat_r1_tip(32, ("kirchhoff",)) == pytest.approx([-0.508840, -1.206507],
                                                                  abs=1e-6)

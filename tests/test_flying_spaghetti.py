@@ -1,4 +1,4 @@
-"""Ex. 6.1 flying spaghetti (spec 4.1): energy balance, momenta, centre of mass, angular
+"""Ex. 6.1 flying spaghetti (theory §4.1): energy balance, momenta, centre of mass, angular
 momentum vs the authors' data, orthonormality, strain consistency, convergence, robustness,
 objectivity, serial/MPI equality."""
 
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from fxrod.diagnostics import StrainConsistency
-from fxrod.examples import flying_spaghetti
+from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.integrators import Integrator
+from fxrod.settings import SolverSettings
 from fxrod.simulation import Simulation
 
 H_STEP = 0.1
@@ -23,7 +24,7 @@ def p1_exact(t):
 
 
 def com1_discrete(t, h=H_STEP):
-    """Analytic r_1(t) (spec 4.1 item 2) plus the exact midpoint deviation."""
+    """Analytic r_1(t) (theory §4.1 item 2) plus the exact midpoint deviation."""
     t = np.asarray(t)
     r = np.where(t <= 2.5, 3 + 2 / 15 * t**3,
                  np.where(t <= 5, 43 / 6 - 5 * t + 2 * t**2 - 2 / 15 * t**3, 5 * t - 9.5))
@@ -33,8 +34,8 @@ def com1_discrete(t, h=H_STEP):
 
 @pytest.fixture(scope="module")
 def run15():
-    model = flying_spaghetti(10)
-    integ = Integrator(model, H_STEP, atol=1e-11, rtol=1e-14)
+    model = flying_spaghetti(10).model
+    integ = Integrator(model, H_STEP, PAPER_SETTINGS)
     sim = Simulation(integ)
     sim.run(15.0)
     return sim
@@ -86,17 +87,16 @@ def test_orthonormality(run15):
 
 def test_full_newton_balance_at_paper_level():
     """Full Newton (jacobian_lag=1), atol 1e-11: the paper's data show an energy balance
-    violation <= ~2e-12 per step (spec 4.1 item 3); we get 2.7e-12 and nodal |g| at
+    violation <= ~2e-12 per step (theory §4.1 item 3); we get 2.7e-12 and nodal |g| at
     round-off (1e-15)."""
-    sim = Simulation(Integrator(flying_spaghetti(10), 0.1, atol=1e-11, rtol=1e-14,
-                                jacobian_lag=1))
+    sim = Simulation(flying_spaghetti(10).integrator(jacobian_lag=1))
     sim.run(15.0)
     assert np.max(np.abs(sim.column("energy_residual"))) <= 5e-12
     assert np.max(sim.column("constraint_max")) <= 1e-14
 
 
 def test_mixed_strains_consistent(run15):
-    # Pi_DG1(Gamma(q) - Gamma0) = C_N N and Pi_DG1 K(q) = C_M M (spec 2.3, eq. 54)
+    # Pi_DG1(Gamma(q) - Gamma0) = C_N N and Pi_DG1 K(q) = C_M M (theory §2.3, eq. 54)
     assert np.max(StrainConsistency(run15.model).norms()) <= 1e-10
 
 
@@ -116,12 +116,10 @@ def test_energy_vs_authors_data(run15, ref_dir):
 
 
 def _loaded_end_at(h: float, t_end: float = 5.0):
-    model = flying_spaghetti(10)
-    integ = Integrator(model, h, atol=1e-11, rtol=1e-14)
+    model = flying_spaghetti(10).model
+    integ = Integrator(model, h, PAPER_SETTINGS)
     integ.advance_to(t_end)
-    d = integ.diagnostics
-    st = d.state_quantities()
-    return np.array([st["tip_1"], st["tip_2"], st["tip_3"]]), d.tip_velocity()
+    return model.nodes.tip(), model.nodes.tip_velocity()
 
 
 def test_time_convergence_order_two():
@@ -170,12 +168,12 @@ def test_time_convergence_paper_table():
 
 
 def test_large_step_robustness():
-    """Nominal h = 2.5 (spec 4.1 item 6: "h = 2.5 also works") completes to t = 15 in six
+    """Nominal h = 2.5 (theory §4.1 item 6: "h = 2.5 also works") completes to t = 15 in six
     full steps, without cutting: the free-flight steps (~165 deg rotation each) diverge
     without a line search and are found by the retry with backtracking (Integrator.
     try_step). Energy balance, momenta and the nodal constraints hold on every step."""
-    model = flying_spaghetti(10)
-    integ = Integrator(model, 2.5, atol=1e-10, rtol=1e-14, max_it=50)
+    model = flying_spaghetti(10).model
+    integ = Integrator(model, 2.5, SolverSettings(atol=1e-10, rtol=1e-14, max_it=50))
     sim = Simulation(integ)
     sim.run(15.0)
     assert np.allclose(sim.column("t"), [0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0])
@@ -194,8 +192,8 @@ def test_large_step_fails_without_line_search_retry():
     error: the test above really exercises the retry."""
     from fxrod.errors import ConvergenceError
 
-    integ = Integrator(flying_spaghetti(10), 2.5, atol=1e-10, rtol=1e-14, max_it=50,
-                       retry_linesearch=None)
+    integ = Integrator(flying_spaghetti(10).model, 2.5,
+                       SolverSettings(atol=1e-10, rtol=1e-14, max_it=50, retry_linesearch=None))
     with pytest.raises(ConvergenceError, match="t = 7.5"):
         integ.advance_to(15.0)
 
@@ -210,10 +208,10 @@ def test_objectivity():
     Q = _rotation([1.0, -2.0, 0.5], 0.7)
     out = []
     for R in (None, Q):
-        model = flying_spaghetti(6, rotation=R)
-        integ = Integrator(model, 0.25, atol=1e-11, rtol=1e-14)
+        model = flying_spaghetti(6, rotation=R).model
+        integ = Integrator(model, 0.25, PAPER_SETTINGS)
         integ.advance_to(3.0)
-        s, q = integ.diagnostics.gather_nodes()
+        s, q = integ.model.nodes.gather_nodes()
         out.append(q)
     q0, q1 = out
     for k in range(4):
@@ -221,16 +219,16 @@ def test_objectivity():
 
 
 def test_rigid_translation():
-    model2 = flying_spaghetti(4)  # its loads are compiled in: set them to zero
+    model2 = flying_spaghetti(4).model  # its loads are compiled in: set them to zero
     for ld in model2.loads:
         ld.force = lambda t: np.zeros(3)
         ld.moment = lambda t: np.zeros(3)
     model2.set_velocity(v_phi=(1.0, -2.0, 0.5))
     integ = Integrator(model2, 0.1)
-    s0, q0 = integ.diagnostics.gather_nodes()
+    s0, q0 = integ.model.nodes.gather_nodes()
     sim = Simulation(integ)
     sim.run(1.0)
-    s1, q1 = integ.diagnostics.gather_nodes()
+    s1, q1 = integ.model.nodes.gather_nodes()
     assert np.max(np.abs(q1[:, :3] - q0[:, :3] - np.array([1.0, -2.0, 0.5]))) <= 1e-12
     assert np.max(np.abs(q1[:, 3:] - q0[:, 3:])) <= 1e-12
     assert np.max(np.abs(sim.column("strain_energy"))) <= 1e-20
@@ -243,8 +241,8 @@ def test_jacobian_lag_changes_nothing_beyond_tolerance():
     solution as full Newton, to the solver tolerance (issue 10)."""
     out = []
     for lag in (1, 5):
-        model = flying_spaghetti(10)
-        integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14, jacobian_lag=lag)
+        model = flying_spaghetti(10).model
+        integ = Integrator(model, 0.1, PAPER_SETTINGS.replace(jacobian_lag=lag))
         integ.advance_to(3.0)
-        out.append(integ.diagnostics.gather_nodes()[1])
+        out.append(integ.model.nodes.gather_nodes()[1])
     assert np.max(np.abs(out[0] - out[1])) <= 1e-10

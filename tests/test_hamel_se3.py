@@ -1,4 +1,4 @@
-"""SE(3) utilities of fxrod.hamel against numerical identities (spec A.1, A.8)."""
+"""SE(3) utilities of fxrod.hamel against numerical identities (theory §H1, §H8)."""
 
 import numpy as np
 import pytest
@@ -41,7 +41,7 @@ def test_hat_vee_and_bracket():
     assert np.array_equal(se3.vee(se3.hat(x)), x)
     X, Y = se3.hat(x), se3.hat(y)
     np.testing.assert_allclose(se3.hat(se3.ad(x) @ y), X @ Y - Y @ X, atol=1e-14)
-    # spec A.1: ad_{xi1} xi2 = (w1 x w2, w1 x v2 + v1 x w2)
+    # theory §H1: ad_{xi1} xi2 = (w1 x w2, w1 x v2 + v1 x w2)
     w1, v1, w2, v2 = x[:3], x[3:], y[:3], y[3:]
     np.testing.assert_allclose(se3.ad(x) @ y, np.r_[np.cross(w1, w2),
                                                      np.cross(w1, v2) + np.cross(v1, w2)],
@@ -64,7 +64,7 @@ def test_exp_matches_matrix_exponential_and_log_inverts(angle):
 
 
 def test_log_small_angle_is_relatively_accurate():
-    """A.8: an arccos log loses ~sqrt(eps); atan2 + series keep relative precision."""
+    """§H8: an arccos log loses ~sqrt(eps); atan2 + series keep relative precision."""
     for angle in (1e-12, 1e-8, 1e-5, 1e-3):
         x = _xi(angle, lin=0.1)
         y = se3.log(se3.exp(x))
@@ -93,7 +93,7 @@ def test_Ad_identities():
     np.testing.assert_allclose(se3.hat(se3.Ad(g) @ y), g @ se3.hat(y) @ gi, atol=1e-14)
     np.testing.assert_allclose(se3.Ad(se3.exp(x)), _expm(se3.ad(x)), atol=1e-13)
     np.testing.assert_allclose(se3.Ad(g) @ se3.Ad(gi), np.eye(6), atol=1e-14)
-    # spec A.1: Ad*_{g^-1} (m, f) = (R m + phi x R f, R f)
+    # theory §H1: Ad*_{g^-1} (m, f) = (R m + phi x R f, R f)
     mu = RNG.normal(size=6)
     R, p = g[:3, :3], g[:3, 3]
     np.testing.assert_allclose(se3.Ad_star(gi) @ mu,
@@ -113,7 +113,7 @@ def test_dexp_and_T_closed_forms(angle):
     np.testing.assert_allclose(T @ D, np.eye(6), atol=3e-15 * scale)
     # T(-X) = T(X) + ad_X  (z/(e^z-1) evaluated at -z)
     np.testing.assert_allclose(se3.dexp_inv(-x) - T, se3.ad(x), atol=3e-15 * scale)
-    # T(-X)^T = Ad*_{exp X} T(X)^T  (spec A.1; the identity behind the telescoping)
+    # T(-X)^T = Ad*_{exp X} T(X)^T  (theory §H1; the identity behind the telescoping)
     np.testing.assert_allclose(se3.dexp_inv(-x).T, se3.Ad_star(se3.exp(x)) @ T.T,
                                atol=5e-15 * scale)
 

@@ -12,16 +12,17 @@ import numpy as np
 import pytest
 
 from fxrod.errors import ConvergenceError
-from fxrod.examples import flying_spaghetti
+from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.integrators import Integrator
 from fxrod.io import CSVWriter, NonFiniteError, read_csv
+from fxrod.settings import SolverSettings
 from fxrod.simulation import Simulation
 from tests.conftest import ROOT, run_mpi
 
 
 def _sim(out, restart=None, every=0, ne=4, h=0.1):
-    model = flying_spaghetti(ne)
-    integ = Integrator(model, h, atol=1e-11, rtol=1e-14)
+    model = flying_spaghetti(ne).model
+    integ = Integrator(model, h, PAPER_SETTINGS)
     return Simulation(integ, out, "fs", checkpoint_every=every, restart=restart,
                       paraview_every=5)
 
@@ -41,8 +42,8 @@ def test_restart_reproduces_uninterrupted_run(tmp_path):
         if k in ("newton_its",):
             continue
         assert np.nanmax(np.abs(a[k] - b[k])) <= 1e-12 * max(1.0, np.nanmax(np.abs(a[k]))), k
-    sa, qa = full.diag.gather_nodes()
-    sb, qb = resumed.diag.gather_nodes()
+    sa, qa = full.model.nodes.gather_nodes()
+    sb, qb = resumed.model.nodes.gather_nodes()
     assert np.max(np.abs(qa - qb)) <= 1e-12
 
 
@@ -50,11 +51,11 @@ def test_restart_reproduces_uninterrupted_run(tmp_path):
 def test_checkpoint_from_two_ranks_restarts_serially(tmp_path):
     run_mpi(["demos/flying_spaghetti.py", "--quiet", "--no-pictures", "--t-end", "1.0",
              "--n-elements", "4", "--checkpoint-every", "5", "--out", str(tmp_path / "m")])
-    model = flying_spaghetti(4)
-    sim = Simulation(Integrator(model, 0.1, atol=1e-11, rtol=1e-14), tmp_path / "m",
+    model = flying_spaghetti(4).model
+    sim = Simulation(Integrator(model, 0.1, PAPER_SETTINGS), tmp_path / "m",
                      "flying_spaghetti", restart=tmp_path / "m", checkpoint_every=5)
     sim.run(1.5)
-    ref = Simulation(Integrator(flying_spaghetti(4), 0.1, atol=1e-11, rtol=1e-14))
+    ref = Simulation(flying_spaghetti(4).integrator())
     ref.run(1.5)
     a = read_csv(tmp_path / "m" / "flying_spaghetti.csv")
     assert len(a["t"]) == 16
@@ -85,26 +86,26 @@ def test_sigterm_leaves_readable_csv_and_checkpoint(tmp_path):
     assert np.all(np.isfinite(d["H"]))
     # restart from the checkpoint and finish a short horizon; compare with a fresh run
     t_stop = d["t"][-1]
-    model = flying_spaghetti(40)
-    sim = Simulation(Integrator(model, 0.02, atol=1e-11, rtol=1e-14), out,
+    model = flying_spaghetti(40).model
+    sim = Simulation(Integrator(model, 0.02, PAPER_SETTINGS), out,
                      "flying_spaghetti", restart=out, checkpoint_every=10)
     assert sim.integ.t == pytest.approx(t_stop)
     sim.run(t_stop + 0.1)
-    ref = Simulation(Integrator(flying_spaghetti(40), 0.02, atol=1e-11, rtol=1e-14))
+    ref = Simulation(flying_spaghetti(40).integrator(0.02))
     ref.run(t_stop + 0.1)
-    s1, q1 = sim.diag.gather_nodes()
-    s2, q2 = ref.diag.gather_nodes()
+    s1, q1 = sim.model.nodes.gather_nodes()
+    s2, q2 = ref.model.nodes.gather_nodes()
     assert np.max(np.abs(q1 - q2)) <= 1e-12 * max(1.0, np.max(np.abs(q2)))
 
 
 def test_adaptive_rescues_a_failing_dynamic_step():
     """A full step of h = 2.5 fails (Newton limited to 6 iterations); adaptive stepping
     halves it, the run completes and the CSV records the step sizes."""
-    model = flying_spaghetti(6)
+    model = flying_spaghetti(6).model
     with pytest.raises(ConvergenceError):
-        Integrator(model, 2.5, max_it=6).advance_to(2.5)
-    model = flying_spaghetti(6)
-    integ = Integrator(model, 2.5, max_it=6, adaptive=True)
+        Integrator(model, 2.5, SolverSettings(max_it=6)).advance_to(2.5)
+    model = flying_spaghetti(6).model
+    integ = Integrator(model, 2.5, SolverSettings(max_it=6, adaptive=True))
     sim = Simulation(integ)
     sim.run(5.0)
     h = sim.column("h")[1:]
@@ -114,15 +115,15 @@ def test_adaptive_rescues_a_failing_dynamic_step():
 
 
 def test_failed_step_checkpoints_last_good_state(tmp_path):
-    model = flying_spaghetti(4)
-    integ = Integrator(model, 0.5, max_it=2)
+    model = flying_spaghetti(4).model
+    integ = Integrator(model, 0.5, SolverSettings(max_it=2))
     sim = Simulation(integ, tmp_path, "fs", checkpoint_every=100)
     with pytest.raises(ConvergenceError) as ei:
         sim.run(5.0)
     t_fail = ei.value.t
     from fxrod import checkpoint
 
-    st = checkpoint.load(tmp_path / "fs_checkpoint.npz", flying_spaghetti(4))
+    st = checkpoint.load(tmp_path / "fs_checkpoint.npz", flying_spaghetti(4).model)
     assert st["t"] == pytest.approx(t_fail)
     d = read_csv(tmp_path / "fs.csv")
     assert d["t"][-1] == pytest.approx(t_fail)
@@ -137,7 +138,7 @@ def test_nan_rows_are_refused(tmp_path):
 
 
 def test_nan_load_stops_with_error_naming_the_step():
-    model = flying_spaghetti(4)
+    model = flying_spaghetti(4).model
     model.loads[0].force = lambda t: np.array([np.nan, 0.0, 0.0]) if t > 0.2 else np.zeros(3)
     integ = Integrator(model, 0.1)
     with pytest.raises((ConvergenceError, ValueError)) as ei:
@@ -148,8 +149,8 @@ def test_nan_load_stops_with_error_naming_the_step():
 def test_soak_short():
     """Short soak: 300 free-flight steps keep the energy residual at machine level and the
     per-step wall time flat (no growth between the first and last third)."""
-    model = flying_spaghetti(10)
-    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14)
+    model = flying_spaghetti(10).model
+    integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     sim = Simulation(integ)
     times = []
@@ -173,8 +174,8 @@ def test_soak_long(tmp_path):
     the first 100 steps, flat wall time per step (rows go to the CSV, not to memory)."""
     import resource
 
-    model = flying_spaghetti(10)
-    integ = Integrator(model, 0.1, atol=1e-11, rtol=1e-14)
+    model = flying_spaghetti(10).model
+    integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     sim = Simulation(integ, tmp_path, "soak", keep_rows=False)
     sim.run(15.0)

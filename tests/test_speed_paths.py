@@ -20,7 +20,7 @@ from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_c
 from fxrod.fastassembly import FastJacobian
 from fxrod.forms.viscoelastic import GeneralizedMaxwell
 from fxrod.integrators import Integrator
-from fxrod.rod import Rod
+from fxrod.settings import SolverSettings
 from fxrod.soft_arm import soft_arm
 
 UNOPTIMISED = dict(fast_assembly=False, predictor="plain", jacobian_lag=1,
@@ -28,20 +28,16 @@ UNOPTIMISED = dict(fast_assembly=False, predictor="plain", jacobian_lag=1,
 
 
 def viscoelastic_cantilever():
-    from fxrod.examples import cantilever_vibration_section
-
-    rod = Rod(cantilever_vibration_section(), (0, 0, 0), (1, 0, 0), (0, -1, 0), 4,
-              ("kirchhoff",))
     return cantilever_vibration(4, extensions=[GeneralizedMaxwell.proportional(
-        rod, (0.75,), (0.08,))])
+        (0.75,), (0.08,))]).model
 
 
 MODELS = {
-    "flying_spaghetti": (lambda: flying_spaghetti(6), 0.1),
-    "clamped_kirchhoff": (lambda: cantilever_vibration(4), 1e-2),
+    "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1),
+    "clamped_kirchhoff": (lambda: cantilever_vibration(4).model, 1e-2),
     "viscoelastic": (viscoelastic_cantilever, 1e-2),
-    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4), 1e-2),
-    "quasistatic_follower": (lambda: quasistatic_cantilever(4), 0.1),
+    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2),
+    "quasistatic_follower": (lambda: quasistatic_cantilever(4).model, 0.1),
 }
 
 
@@ -49,27 +45,26 @@ MODELS = {
 def test_fast_jacobian_is_dolfinx_jacobian(name):
     make, h = MODELS[name]
     model = make()
-    mode = "quasistatic" if name.startswith("quasistatic") else "dynamic"
-    integ = Integrator(model, h, mode=mode)
-    assert integ.fast_jacobian is not None
+    integ = Integrator(model, h)
+    assert integ.newton.fast_jacobian is not None
     for _ in range(2):  # a deformed state with nonzero stresses and multipliers
         integ.step()
     # a generic iterate: perturb the unknown so that no entry vanishes by symmetry
     rng = np.random.default_rng(1)
     model.w.x.array[:] += 1e-3 * rng.standard_normal(model.w.x.array.size)
     model.w.x.scatter_forward()
-    ref = create_matrix(integ.problem.J)
+    ref = create_matrix(integ.newton.problem.J)
     ref.zeroEntries()
-    assemble_matrix(ref, integ.problem.J, bcs=model.bcs, diag=1.0)
+    assemble_matrix(ref, integ.newton.problem.J, bcs=model.bcs, diag=1.0)
     ref.assemble()
-    integ.fast_jacobian.assemble()
+    integ.newton.fast_jacobian.assemble()
     diff = ref.copy()
-    diff.axpy(-1.0, integ.fast_jacobian.A)
+    diff.axpy(-1.0, integ.newton.fast_jacobian.A)
     assert ref.norm() > 0.0
     assert diff.norm() <= 1e-14 * ref.norm()
     # Dirichlet rows: unit diagonal, nothing else
-    for dof in integ.fast_jacobian.bc_dofs[:3]:
-        cols, vals = integ.fast_jacobian.A.getRow(int(dof))
+    for dof in integ.newton.fast_jacobian.bc_dofs[:3]:
+        cols, vals = integ.newton.fast_jacobian.A.getRow(int(dof))
         nz = vals != 0.0
         assert list(cols[nz]) == [dof] and vals[nz][0] == 1.0
 
@@ -81,8 +76,8 @@ def test_optimised_steps_equal_unoptimised(name, steps):
     runs = []
     for kw in ({}, UNOPTIMISED):
         model = make()
-        integ = Integrator(model, h, atol=1e-12, **kw)
-        assert (integ.fast_jacobian is not None) == (kw == {})
+        integ = Integrator(model, h, SolverSettings(atol=1e-12, **kw))
+        assert (integ.newton.fast_jacobian is not None) == (kw == {})
         its = 0
         for _ in range(steps):
             its += integ.step().newton_its
@@ -98,27 +93,27 @@ def test_extrapolating_predictor_saves_iterations():
     """Loaded flying spaghetti: fewer Newton iterations than from the plain predictor."""
     its = {}
     for pred in ("extrapolate", "plain"):
-        integ = Integrator(flying_spaghetti(10), 0.1, predictor=pred)
+        integ = Integrator(flying_spaghetti(10).model, 0.1, SolverSettings(predictor=pred))
         its[pred] = sum(integ.step().newton_its for _ in range(20))
     assert its["extrapolate"] < its["plain"]
 
 
 def test_speed_parameters_are_checked():
     with pytest.raises(ParameterError, match="predictor"):
-        Integrator(flying_spaghetti(2), 0.1, predictor="quadratic")
+        Integrator(flying_spaghetti(2).model, 0.1, SolverSettings(predictor="quadratic"))
     with pytest.raises(ParameterError, match="mumps_icntl"):
-        Integrator(flying_spaghetti(2), 0.1, mumps_icntl={"8": 0})
+        Integrator(flying_spaghetti(2).model, 0.1, SolverSettings(mumps_icntl={"8": 0}))
     with pytest.raises(ParameterError, match="retry_linesearch"):
-        Integrator(flying_spaghetti(2), 0.1, retry_linesearch="backtrack")
+        Integrator(flying_spaghetti(2).model, 0.1, SolverSettings(retry_linesearch="backtrack"))
     with pytest.raises(ParameterError, match="linesearch"):
-        Integrator(flying_spaghetti(2), 0.1, linesearch=None)
+        Integrator(flying_spaghetti(2).model, 0.1, SolverSettings(linesearch=None))
 
 
 def test_fast_path_only_where_applicable():
-    model = flying_spaghetti(2)
-    integ = Integrator(model, 0.1, fast_assembly=False)
-    assert integ.fast_jacobian is None
-    assert FastJacobian.applicable(integ.problem.J, model.comm)
+    model = flying_spaghetti(2).model
+    integ = Integrator(model, 0.1, SolverSettings(fast_assembly=False))
+    assert integ.newton.fast_jacobian is None
+    assert FastJacobian.applicable(integ.newton.problem.J, model.comm)
 
 
 def test_fast_path_falls_back_with_a_warning(monkeypatch, tmp_path):
@@ -130,6 +125,6 @@ def test_fast_path_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setattr(fa, "_LIB", None)
     monkeypatch.setenv("FXROD_CACHE_DIR", str(blocker / "sub"))
     with pytest.warns(RuntimeWarning, match="fast Jacobian assembly unavailable"):
-        integ = Integrator(flying_spaghetti(2), 0.1)
-    assert integ.fast_jacobian is None
+        integ = Integrator(flying_spaghetti(2).model, 0.1)
+    assert integ.newton.fast_jacobian is None
     assert integ.step().newton_its > 0

@@ -11,6 +11,7 @@ from fxrod.examples import flying_spaghetti, flying_spaghetti_section
 from fxrod.integrators import Integrator
 from fxrod.loads import EndLoad
 from fxrod.rod import Rod, Section
+from fxrod.settings import SolverSettings
 
 SEC = dict(rhoA=1, M11=1, M22=1, k_s1=1, k_s2=1, k_e=1, k_b1=1, k_b2=1, k_t=1)
 
@@ -52,7 +53,7 @@ def test_circular_section_rejects(kwargs, name):
 
 
 def test_step_and_end_time_rejected():
-    model = flying_spaghetti(2)
+    model = flying_spaghetti(2).model
     for h in (0.0, -0.1, np.nan):
         with pytest.raises(ParameterError, match="h"):
             Integrator(model, h)
@@ -71,8 +72,8 @@ def test_load_rejects_bad_vectors():
 
 
 def test_snes_failure_reports_t_h_reason():
-    model = flying_spaghetti(4)
-    integ = Integrator(model, 2.5, max_it=1)
+    model = flying_spaghetti(4).model
+    integ = Integrator(model, 2.5, SolverSettings(max_it=1))
     with pytest.raises(ConvergenceError) as ei:
         integ.advance_to(5.0)
     err = ei.value

@@ -36,10 +36,16 @@ def _section(**kw):
 def _integrator(**kw):
     from fxrod.examples import flying_spaghetti
     from fxrod.integrators import Integrator
+    from fxrod.settings import SolverSettings
 
-    base = dict(h=0.1)
-    base.update(kw)
-    return Integrator(flying_spaghetti(2), **base)
+    h = kw.pop("h", 0.1)
+    return Integrator(flying_spaghetti(2).model, h, SolverSettings(**kw))
+
+
+def _model(**kw):
+    from fxrod.model import RodModel
+
+    return RodModel(_rod(), **kw)
 
 
 def _maxwell(**kw):
@@ -47,10 +53,10 @@ def _maxwell(**kw):
 
     rod = _rod()
     if "branches" in kw:
-        return GeneralizedMaxwell(rod, kw["branches"])
+        return GeneralizedMaxwell(kw["branches"])
     stiff = kw.get("stiffness", 0.5 * rod.section.stiffness)
-    return GeneralizedMaxwell(rod, [MaxwellBranch(stiff, kw.get("tau_E", 0.1),
-                                                  kw.get("tau_G", 0.1))])
+    return _model(extensions=[GeneralizedMaxwell([MaxwellBranch(stiff, kw.get("tau_E", 0.1),
+                                                                kw.get("tau_G", 0.1))])])
 
 
 def _actuator(kind, **kw):
@@ -62,16 +68,17 @@ def _actuator(kind, **kw):
 
 def _actuation_outside():
     from fxrod.forms.actuation import Actuation, Tendon
+    from fxrod.model import RodModel
 
     rod = _rod(section=_section(radius=0.01))
-    return Actuation(rod, [Tendon(offset=(0.05, 0.0), tension=1.0)])
+    return RodModel(rod, extensions=[Actuation([Tendon(offset=(0.05, 0.0), tension=1.0)])])
 
 
 def _ancf(**kw):
     from fxrod.ancf import ANCFBeam, BeamProperties
 
     props = BeamProperties(L=1.0, E=kw.pop("E", 2e11), rho=7850.0, b=0.02, h=0.02)
-    return ANCFBeam(props, kw.pop("n_el", 4), **kw)
+    return ANCFBeam(props, kw.pop("n_elements", 4), **kw)
 
 
 def _graded(lam, n):
@@ -82,10 +89,10 @@ def _graded(lam, n):
 
 def _hamel(**kw):
     from fxrod.hamel.lattice import HamelBeam
-    from fxrod.hamel.section import Section
+    from fxrod.hamel.section import HamelSection
 
-    sec = Section.square(0.1, 2e11, 0.3, 7850.0)
-    base = dict(section=sec, length=1.0, n_nodes=10, dt=1e-6)
+    sec = HamelSection.square(0.1, 2e11, 0.3, 7850.0)
+    base = dict(section=sec, length=1.0, n_elements=9, h=1e-6)
     base.update(kw)
     return HamelBeam(**base)
 
@@ -102,7 +109,9 @@ CASES = [
     ("constraints", lambda: _rod(constraints=("kirchhoff", "bend1", "bend2", "torsion"))),
     ("constraints", lambda: _rod(constraints=("stiff",))),
     ("h", lambda: _integrator(h=0.0)),
-    ("mode", lambda: _integrator(mode="implicit")),
+    ("evaluation", lambda: _model(evaluation="implicit")),
+    ("evaluation", lambda: _model(evaluation="endpoint")),   # dynamics: midpoint only
+    ("linesearch", lambda: _integrator(linesearch="newton")),
     ("jacobian_lag", lambda: _integrator(jacobian_lag=0)),
     ("t_end", lambda: _integrator().advance_to(-2.0)),
     ("force", lambda: __import__("fxrod.loads", fromlist=["EndLoad"]).EndLoad(
@@ -119,10 +128,10 @@ CASES = [
     ("lam", lambda: _graded(1.2, 1.0)),
     ("n", lambda: _graded(0.3, 0.0)),
     ("E", lambda: _ancf(E=-1.0)),
-    ("n_el", lambda: _ancf(n_el=0)),
-    ("dt", lambda: _hamel(dt=-1e-4)),
-    ("n_nodes", lambda: _hamel(n_nodes=1)),
-    ("dt", lambda: _hamel(dt=1.0)),   # above the stability limit
+    ("n_elements", lambda: _ancf(n_elements=0)),
+    ("h", lambda: _hamel(h=-1e-4)),
+    ("n_elements", lambda: _hamel(n_elements=0)),
+    ("h", lambda: _hamel(h=1.0)),   # above the stability limit
 ]
 
 

@@ -1,25 +1,26 @@
-"""Planar gradient-deficient ANCF Euler-Bernoulli beam as UFL forms (spec ``ancf.md`` B.1-B.3).
+"""Planar gradient-deficient ANCF Euler-Bernoulli beam as UFL forms (theory §A1-§A3).
 
-Route: **basix Hermite on a uniform 1D mesh** (spec B.7, first route). The position
+Route: **basix Hermite on a uniform 1D mesh** (theory §A7, first route). The position
 ``r(x) = (r_x, r_y)`` [m] lives in the vector cubic Hermite space
 ``basix.ufl.element(basix.ElementFamily.Hermite, "interval", 3, shape=(2,))``. Its degrees of
 freedom at each vertex are ``r`` and ``dr/dX`` where ``X in [0, 1]`` is the *reference* cell
 coordinate (basix ``e-hermite.cpp``; identity map). On a uniform mesh whose cells all run in
-+x this derivative dof equals ``h r'`` with ``h`` the element length, the same number on both
-cells sharing the vertex, so the interpolant is C1 and reproduces the ANCF shape functions
-``S1..S4`` of B.1 exactly (the ``l_e`` factor of ``S2``, ``S4`` is this ``h``). The class
++x this derivative dof equals ``l_e r'`` with ``l_e`` the element length, the same number on
+both cells sharing the vertex, so the interpolant is C1 and reproduces the ANCF shape
+functions ``S1..S4`` of §A1 exactly (including the ``l_e`` factor of ``S2``, ``S4``). The
+class
 therefore
 
 * builds its own uniform mesh, or checks a user mesh and refuses a non-uniform or
   inconsistently oriented one (:class:`~fxrod.errors.ParameterError`), since there C1
-  continuity is lost (spec B.7, basix issue #869);
-* stores the physical slope ``r'`` (dimensionless) as ``dof / h``; the helpers
+  continuity is lost (theory §A7, basix issue #869);
+* stores the physical slope ``r'`` (dimensionless) as ``dof / l_e``; the helpers
   :meth:`ANCFBeam.positions` and :meth:`ANCFBeam.slopes` do the conversion.
 
-The beam is a serial object (``MPI.COMM_SELF``): it has ``4 (n_el + 1)`` unknowns, and under
-``mpirun`` every rank owns its own beams (the demo distributes cases over ranks).
+The beam is a serial object (``MPI.COMM_SELF``): it has ``4 (n_elements + 1)`` unknowns,
+and under ``mpirun`` every rank owns its own beams (the demo distributes cases over ranks).
 
-Strain energy (B.3), ``U = int 1/2 EA eps^2 dx + int 1/2 EI K^2 dx``:
+Strain energy (§A3), ``U = int 1/2 EA eps^2 dx + int 1/2 EI K^2 dx``:
 
 * ``strain="gerstmayr"`` (option 1, default): ``eps = |r'| - 1``,
   ``K = (r' x r'') / |r'|^2`` (Gerstmayr & Irschik 2008; Exudyn ``ANCFCable2D``);
@@ -51,7 +52,7 @@ from mpi4py import MPI
 from fxrod.ancf.material import BeamProperties
 from fxrod.errors import ParameterError, check_finite, check_int_min, check_vector
 
-#: Strain measures of spec B.3: option (1) and option (2).
+#: Strain measures of theory §A3: option (1) and option (2).
 STRAINS: tuple[str, ...] = ("gerstmayr", "green")
 #: End conditions. ``clamped``: r and r' fixed; ``clamped_axial_free``: r and r'_y fixed
 #: (Exudyn's benchmark clamp ``[1, 1, 0, 1]``); ``pinned``: r fixed; ``free``: nothing.
@@ -74,10 +75,10 @@ def _check_choice(name: str, value: str, allowed: Sequence[str]) -> str:
 
 
 def hermite_shape(xi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Reference cubic Hermite functions and their xi-derivatives (spec B.1 divided by l_e).
+    """Reference cubic Hermite functions and their xi-derivatives (theory §A1 divided by l_e).
 
     Returns ``(N, dN, d2N)``, each of shape ``(len(xi), 4)``, for the dofs
-    ``[r0, h r0', r1, h r1']`` at ``xi = x / h`` in [0, 1].
+    ``[r0, l_e r0', r1, l_e r1']`` at ``xi = x / l_e`` in [0, 1].
     """
     xi = np.asarray(xi, dtype=float)
     N = np.stack([1 - 3 * xi**2 + 2 * xi**3, xi - 2 * xi**2 + xi**3,
@@ -90,7 +91,7 @@ def hermite_shape(xi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class StrainMeasures:
-    """UFL strain measures of one configuration (spec B.3 notation)."""
+    """UFL strain measures of one configuration (theory §A3 notation)."""
 
     rp: ufl.core.expr.Expr  #: r' (dimensionless)
     rpp: ufl.core.expr.Expr  #: r'' [1/m]
@@ -101,7 +102,7 @@ class StrainMeasures:
 
 
 def strain_measures(r: ufl.core.expr.Expr, strain: str) -> StrainMeasures:
-    """Axial strain and curvature of the centreline ``r`` (spec B.3, options 1 and 2)."""
+    """Axial strain and curvature of the centreline ``r`` (theory §A3, options 1 and 2)."""
     rp = r.dx(0)
     rpp = rp.dx(0)
     a = ufl.dot(rp, rp)
@@ -120,10 +121,10 @@ class ANCFBeam:
     ----------
     props : BeamProperties
         Length, (graded) modulus, density and section.
-    n_el : int
+    n_elements : int
         Number of equal elements (>= 1).
     strain : {"gerstmayr", "green"}
-        Strain measure, option (1) (default) or (2) of spec B.3.
+        Strain measure, option (1) (default) or (2) of theory §A3.
     left, right : {"clamped", "clamped_axial_free", "pinned", "free"}
         End conditions at ``x = 0`` and ``x = L``.
     gravity : (float, float)
@@ -137,14 +138,19 @@ class ANCFBeam:
         Gauss points per element, axial/bending: 5/3 or 4/2.
     mesh : dolfinx.mesh.Mesh, optional
         A 1D interval mesh of ``[0, L]`` on one process; must be uniform with every cell
-        running in +x. By default ``dolfinx.mesh.create_interval(MPI.COMM_SELF, n_el, [0, L])``.
+        running in +x. By default
+        ``dolfinx.mesh.create_interval(MPI.COMM_SELF, n_elements, [0, L])``.
 
     Attributes
     ----------
     r : dolfinx.fem.Function
-        The current configuration (dof vector ``q``; slope dofs hold ``h r'``).
+        The current configuration (dof vector ``q``; slope dofs hold ``l_e r'``).
     load : dolfinx.fem.Constant
         Load factor multiplying gravity, tip force and tip moment (1 by default).
+    n_elements : int
+        Number of elements.
+    element_length : float
+        Element length ``l_e = L / n_elements`` [m].
     q_ref : numpy.ndarray
         Straight reference configuration ``r = (x, 0)``, ``r' = (1, 0)``.
     bcs : list of dolfinx.fem.DirichletBC
@@ -161,7 +167,7 @@ class ANCFBeam:
     def __init__(
         self,
         props: BeamProperties,
-        n_el: int,
+        n_elements: int,
         *,
         strain: str = "gerstmayr",
         left: str = "clamped",
@@ -176,7 +182,7 @@ class ANCFBeam:
         if not isinstance(props, BeamProperties):
             raise ParameterError("props", props, "a fxrod.ancf.BeamProperties")
         self.props = props
-        self.n_el = check_int_min("n_el", n_el, 1)
+        self.n_elements = check_int_min("n_elements", n_elements, 1)
         self.strain = _check_choice("strain", strain, STRAINS)
         self.left = _check_choice("left", left, SUPPORTS)
         self.right = _check_choice("right", right, SUPPORTS)
@@ -185,10 +191,10 @@ class ANCFBeam:
         self.tip_force = check_vector("tip_force", tip_force, 2)
         self.tip_moment = check_finite("tip_moment", tip_moment)
         self.L = float(props.L)
-        self.h = self.L / self.n_el
+        self.element_length = self.L / self.n_elements
         self.deg_axial, self.deg_bending = QUADRATURE[self.quadrature]
         if mesh is None:
-            mesh = dolfinx.mesh.create_interval(MPI.COMM_SELF, self.n_el, [0.0, self.L])
+            mesh = dolfinx.mesh.create_interval(MPI.COMM_SELF, self.n_elements, [0.0, self.L])
         else:
             self._check_mesh(mesh)
         self.mesh = mesh
@@ -196,7 +202,7 @@ class ANCFBeam:
         xq = {d: self._quadrature_points(x_cell0, d) for d in (self.deg_axial, self.deg_bending)}
         # properties must be positive at every x: check the quadrature points (where they are
         # used) and a fine uniform sample of [0, L]
-        n_sample = max(1001, 20 * self.n_el + 1)
+        n_sample = max(1001, 20 * self.n_elements + 1)
         props.check(np.concatenate([np.linspace(0.0, self.L, n_sample)]
                                    + [v.ravel() for v in xq.values()]))
 
@@ -235,7 +241,7 @@ class ANCFBeam:
         self._J_form = fem.form(self.J)
         self._U_form = fem.form(self.strain_energy_density(self.r))
         self._M_form = fem.form(self.rhoA * ufl.dot(self.du, self.w) * self.dx_a)
-        #: generalized dead load (gravity B.2 + tip force) at load factor 1 [N]
+        #: generalized dead load (gravity §A2 + tip force) at load factor 1 [N]
         self.Q_dead = fem.assemble_vector(
             fem.form(self.dead_load_virtual_work(self.w))).array.copy()
 
@@ -249,19 +255,21 @@ class ANCFBeam:
         if dm.shape[1] != 2:
             raise ParameterError("mesh", mesh, "an affine (degree-1) interval mesh")
         n_cells = dm.shape[0]
-        if n_cells != self.n_el:
-            raise ParameterError("mesh", f"{n_cells} cells", f"n_el = {self.n_el} cells")
+        if n_cells != self.n_elements:
+            raise ParameterError("mesh", f"{n_cells} cells",
+                                 f"n_elements = {self.n_elements} cells")
         x = mesh.geometry.x[:, 0]
         lengths = x[dm[:, 1]] - x[dm[:, 0]]
         if np.any(lengths <= 0.0):
             raise ParameterError(
                 "mesh", "cells with reversed orientation",
-                "cells that all run in +x (the Hermite slope dof is dr/dX, spec B.7)")
-        if np.max(np.abs(lengths - self.h)) > 1e-10 * self.h:
+                "cells that all run in +x (the Hermite slope dof is dr/dX, theory §A7)")
+        le = self.element_length
+        if np.max(np.abs(lengths - le)) > 1e-10 * le:
             raise ParameterError(
                 "mesh", f"cell lengths in [{lengths.min():.6g}, {lengths.max():.6g}] m",
-                f"uniform cells of length L/n_el = {self.h:.6g} m (on a non-uniform mesh the "
-                "basix Hermite slope dof h*r' breaks C1 continuity, spec B.7)")
+                f"uniform cells of length L/n_elements = {le:.6g} m (on a non-uniform mesh "
+                "the basix Hermite slope dof l_e*r' breaks C1 continuity, theory §A7)")
         if abs(x.min()) > 1e-10 * self.L or abs(x.max() - self.L) > 1e-10 * self.L:
             raise ParameterError("mesh", f"[{x.min():.6g}, {x.max():.6g}]", f"[0, {self.L}]")
 
@@ -271,7 +279,7 @@ class ANCFBeam:
 
     def _quadrature_points(self, x_cell0: np.ndarray, degree: int) -> np.ndarray:
         pts, _ = basix.make_quadrature(basix.CellType.interval, degree)
-        return x_cell0[:, None] + self.h * pts[:, 0][None, :]
+        return x_cell0[:, None] + self.element_length * pts[:, 0][None, :]
 
     def _quadrature_function(self, degree: int, xq: np.ndarray, fn, name: str) -> fem.Function:
         qe = basix.ufl.quadrature_element(self.mesh.basix_cell(), value_shape=(), degree=degree)
@@ -281,13 +289,13 @@ class ANCFBeam:
         return f
 
     def _dof_layout(self, x_cell0: np.ndarray) -> None:
-        n_nodes = self.n_el + 1
+        n_nodes = self.n_elements + 1
         self.x_nodes = np.linspace(0.0, self.L, n_nodes)
         self.pos_dofs = np.empty((n_nodes, 2), dtype=np.int32)
         self.slope_dofs = np.empty((n_nodes, 2), dtype=np.int32)
         # basix Hermite entity dofs: vertex 0 -> [value, d/dX], vertex 1 -> [value, d/dX]
         cell_dofs = self.V.dofmap.list
-        k0 = np.rint(x_cell0 / self.h).astype(int)
+        k0 = np.rint(x_cell0 / self.element_length).astype(int)
         for c in range(cell_dofs.shape[0]):
             for v in (0, 1):
                 k = k0[c] + v
@@ -297,13 +305,13 @@ class ANCFBeam:
         self.n_dofs = 4 * n_nodes
         q = np.zeros(self.n_dofs)
         q[self.pos_dofs[:, 0]] = self.x_nodes
-        q[self.slope_dofs[:, 0]] = self.h  # r' = (1, 0)
+        q[self.slope_dofs[:, 0]] = self.element_length  # r' = (1, 0)
         self.q_ref = q
 
     def _bcs(self) -> None:
         fixed: list[int] = []
         self.bcs: list[fem.DirichletBC] = []
-        for node, kind in ((0, self.left), (self.n_el, self.right)):
+        for node, kind in ((0, self.left), (self.n_elements, self.right)):
             px, py, sx, sy = _FIXED[kind]
             for comp, flag_p, flag_s in ((0, px, sx), (1, py, sy)):
                 for flag, dofs in ((flag_p, self.pos_dofs), (flag_s, self.slope_dofs)):
@@ -318,20 +326,20 @@ class ANCFBeam:
 
     # ------------------------------------------------------------------ UFL building blocks
     def measures(self, r: ufl.core.expr.Expr) -> StrainMeasures:
-        """Strain measures of ``r`` for this beam's strain option (spec B.3)."""
+        """Strain measures of ``r`` for this beam's strain option (theory §A3)."""
         return strain_measures(r, self.strain)
 
     def strain_energy_density(self, r: ufl.core.expr.Expr) -> ufl.Form:
-        """Strain energy ``U = int EA eps^2/2 dx + int EI K^2/2 dx`` [J] (spec B.3)."""
+        """Strain energy ``U = int EA eps^2/2 dx + int EI K^2/2 dx`` [J] (theory §A3)."""
         s = self.measures(r)
         return 0.5 * self.EA * s.eps**2 * self.dx_a + 0.5 * self.EI * s.K**2 * self.dx_b
 
     def internal_virtual_work(self, r: fem.Function, w: ufl.Argument) -> ufl.Form:
-        """``dU/dq . w``: the elastic forces ``-Q_e`` of spec B.3 [J per unit test]."""
+        """``dU/dq . w``: the elastic forces ``-Q_e`` of theory §A3 [J per unit test]."""
         return ufl.derivative(self.strain_energy_density(r), r, w)
 
     def dead_load_virtual_work(self, w: ufl.Argument) -> ufl.Form:
-        """Gravity (B.2, ``int rhoA g . w dx``) and tip force (``P . w(L)``), load factor 1."""
+        """Gravity (§A2, ``int rhoA g . w dx``) and tip force (``P . w(L)``), load factor 1."""
         return (self.rhoA * ufl.dot(self._g, w) * self.dx_a
                 + ufl.dot(self._P, w) * self.ds_tip)
 
@@ -378,7 +386,7 @@ class ANCFBeam:
                 + self.EI * 0.5 * (s0.K + s1.K) * d_K * self.dx_b)
 
     def mass_form(self) -> fem.Form:
-        """Compiled consistent mass bilinear form ``int rhoA du . w dx`` (spec B.2)."""
+        """Compiled consistent mass bilinear form ``int rhoA du . w dx`` (theory §A2)."""
         return self._M_form
 
     # ------------------------------------------------------------------ numeric evaluation
@@ -411,7 +419,7 @@ class ANCFBeam:
         return M
 
     def strain_energy(self, q: np.ndarray | None = None) -> float:
-        """Strain energy ``U(q)`` [J] (spec B.3; nonlinear, not ``q^T K q / 2``)."""
+        """Strain energy ``U(q)`` [J] (theory §A3; nonlinear, not ``q^T K q / 2``)."""
         if q is not None:
             self.set_state(q)
         return float(fem.assemble_scalar(self._U_form))
@@ -433,14 +441,14 @@ class ANCFBeam:
         return lam * (float(self.Q_dead @ (q - self.q_ref)) + self.tip_moment * self.tip_angle(q))
 
     def positions(self, q: np.ndarray | None = None) -> np.ndarray:
-        """Nodal positions ``r(x_k)``, shape ``(n_el + 1, 2)`` [m]."""
+        """Nodal positions ``r(x_k)``, shape ``(n_elements + 1, 2)`` [m]."""
         q = self.r.x.array if q is None else q
         return q[self.pos_dofs].copy()
 
     def slopes(self, q: np.ndarray | None = None) -> np.ndarray:
-        """Nodal physical slopes ``r'(x_k) = dof / h``, shape ``(n_el + 1, 2)``."""
+        """Nodal physical slopes ``r'(x_k) = dof / l_e``, shape ``(n_elements + 1, 2)``."""
         q = self.r.x.array if q is None else q
-        return q[self.slope_dofs] / self.h
+        return q[self.slope_dofs] / self.element_length
 
     def tip(self, q: np.ndarray | None = None) -> np.ndarray:
         """Tip position ``r(L)`` [m]."""
@@ -451,7 +459,7 @@ class ANCFBeam:
         return self.tip(q) - np.array([self.L, 0.0])
 
     def _element_dofs(self, q: np.ndarray) -> np.ndarray:
-        # (n_el, 4, 2): [r0, h r0', r1, h r1'] per element, ordered from x = 0
+        # (n_elements, 4, 2): [r0, l_e r0', r1, l_e r1'] per element, ordered from x = 0
         p, s = q[self.pos_dofs], q[self.slope_dofs]
         return np.stack([p[:-1], s[:-1], p[1:], s[1:]], axis=1)
 
@@ -469,20 +477,21 @@ class ANCFBeam:
         xi = np.linspace(0.0, 1.0, per_element + 1)[:-1]
         N, dN, d2N = hermite_shape(xi)
         qe = self._element_dofs(q)
+        le = self.element_length
         r = np.einsum("pa,ead->epd", N, qe).reshape(-1, 2)
-        rp = np.einsum("pa,ead->epd", dN, qe).reshape(-1, 2) / self.h
-        rpp = np.einsum("pa,ead->epd", d2N, qe).reshape(-1, 2) / self.h**2
-        x = (self.x_nodes[:-1, None] + self.h * xi[None, :]).ravel()
-        end = self.n_el - 1
+        rp = np.einsum("pa,ead->epd", dN, qe).reshape(-1, 2) / le
+        rpp = np.einsum("pa,ead->epd", d2N, qe).reshape(-1, 2) / le**2
+        x = (self.x_nodes[:-1, None] + le * xi[None, :]).ravel()
+        end = self.n_elements - 1
         Ne, dNe, d2Ne = hermite_shape(np.array([1.0]))
         x = np.append(x, self.L)
         r = np.vstack([r, Ne[0] @ qe[end]])
-        rp = np.vstack([rp, dNe[0] @ qe[end] / self.h])
-        rpp = np.vstack([rpp, d2Ne[0] @ qe[end] / self.h**2])
+        rp = np.vstack([rp, dNe[0] @ qe[end] / le])
+        rpp = np.vstack([rpp, d2Ne[0] @ qe[end] / le**2])
         return x, r, rp, rpp
 
     def curvature(self, q: np.ndarray | None = None, per_element: int = 8):
-        """Curvature along the beam for this beam's strain option (spec B.3).
+        """Curvature along the beam for this beam's strain option (theory §A3).
 
         Returns ``(x, K)`` with ``x`` [m] and ``K`` [1/m] (counter-clockwise positive).
         """

@@ -1,9 +1,9 @@
-"""Axially graded beam properties for the ANCF element (spec ``ancf.md`` B.3).
+"""Axially graded beam properties for the ANCF element (theory §A3).
 
 Every property is either a positive number or a vectorised callable ``f(x)`` of the
 reference arc length ``x`` [m] (measured from the left end, ``0 <= x <= L``) that returns an
 array of the same shape. The element evaluates the callables at its quadrature points (the
-blog's "method 3", spec B.3), so a property may vary inside an element.
+blog's "method 3", theory §A3), so a property may vary inside an element.
 
 Units (SI): length [m], Young's modulus [Pa], density [kg/m^3], section width ``b`` and
 height ``h`` [m]; derived ``EA`` [N], ``EI`` [N m^2], ``rhoA`` [kg/m].
@@ -24,9 +24,9 @@ Property = float | Callable[[np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class GradedModulus:
-    """Power-law graded Young's modulus of the blog (seed 004): ``E0 (1 - lam (x/L)^n)``.
+    """Power-law graded Young's modulus of the blog: ``E0 (1 - lam (x/L)^n)``.
 
-    The blog calls it "exponential"; it is a power law (spec B.3). For ``0 <= lam < 1`` and
+    The blog calls it "exponential"; it is a power law (theory §A3). For ``0 <= lam < 1`` and
     ``n > 0`` the modulus decreases monotonically from ``E0`` at the clamp (``x = 0``) to
     ``E0 (1 - lam)`` at the free end and stays positive.
 
@@ -155,9 +155,9 @@ class BeamProperties:
 
 
 def blog_beam(lam: float = 0.0, n: float = 1.0) -> BeamProperties:
-    """The seed's steel cantilever: L = 1 m, 0.02 x 0.02 m, rho = 7850, E0 = 2.07e11 Pa.
+    """The blog's steel cantilever: L = 1 m, 0.02 x 0.02 m, rho = 7850, E0 = 2.07e11 Pa.
 
-    ``lam = 0`` gives the uniform beam of the references R5, R6 and R8 (spec B.5); otherwise
+    ``lam = 0`` gives the uniform beam of the references R5, R6 and R8 (theory §A5); otherwise
     ``E(x) = E0 (1 - lam (x/L)^n)``.
     """
     L = 1.0

@@ -1,21 +1,19 @@
-"""Small-amplitude eigenfrequencies of the ANCF beam with SLEPc (spec ``ancf.md`` B.4, B.5).
+"""Small-amplitude eigenfrequencies of the ANCF beam with SLEPc (theory §A4, §A5).
 
 The generalized eigenproblem ``K_t phi = omega^2 M phi`` is posed on the free dofs only
 (fixed rows and columns removed with ``createSubMatrix``), so boundary conditions add no
 spurious eigenvalues. ``K_t = dF/dq`` is the tangent stiffness at a given state (by default
 the straight reference state, where axial and bending decouple and the bending spectrum is
-that of the linear Euler-Bernoulli beam), ``M`` the consistent mass (B.2).
+that of the linear Euler-Bernoulli beam), ``M`` the consistent mass (§A2).
 
 * :func:`eigenfrequencies`: the lowest ``n`` circular frequencies, shift-and-invert about 0.
 * :func:`max_eigenfrequency` / :func:`critical_time_step`: the largest circular frequency and
-  the central-difference limit ``dt_cr = 2 / omega_max`` (B.4).
+  the central-difference limit ``h_cr = 2 / omega_max`` (§A4).
 
 Units: circular frequencies [rad/s], time steps [s].
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from petsc4py import PETSc
@@ -108,19 +106,11 @@ def max_eigenfrequency(beam: ANCFBeam, q: np.ndarray | None = None) -> float:
     return float(np.sqrt(lam[-1]))
 
 
-@dataclass(frozen=True)
-class StableStep:
-    """Central-difference stability limit (spec B.4)."""
+def critical_time_step(beam: ANCFBeam, q: np.ndarray | None = None) -> float:
+    """Critical step ``h_cr = 2 / omega_max`` [s] of the central difference (theory §A4, R8).
 
-    omega_max: float  #: largest circular eigenfrequency [rad/s]
-    dt_critical: float  #: ``2 / omega_max`` [s]
-
-
-def critical_time_step(beam: ANCFBeam, q: np.ndarray | None = None) -> StableStep:
-    """Critical step ``dt_cr = 2 / omega_max`` [s] of the central difference (spec B.4, R8).
-
-    ``omega_max`` comes from SLEPc at ``q`` (straight reference state by default). For large
-    deformations with high axial tension the limit can drop; pass the deformed state then.
+    ``omega_max`` [rad/s] (:func:`max_eigenfrequency`) comes from SLEPc at ``q`` (straight
+    reference state by default). For large deformations with high axial tension the limit
+    can drop; pass the deformed state then.
     """
-    w = max_eigenfrequency(beam, q)
-    return StableStep(omega_max=w, dt_critical=2.0 / w)
+    return 2.0 / max_eigenfrequency(beam, q)

@@ -1,30 +1,36 @@
-"""Static and dynamic solvers for :class:`~fxrod.ancf.element.ANCFBeam` (spec ``ancf.md`` B.4).
+"""Static and dynamic solvers for :class:`~fxrod.ancf.element.ANCFBeam` (theory §A4).
 
-* :func:`solve_static` -- Newton (PETSc SNES through ``dolfinx.fem.petsc.NonlinearProblem``)
-  with load stepping and step halving on failure.
+* :func:`solve_static` -- Newton (:class:`fxrod.newton.NewtonSolver`) with load stepping and
+  step halving on failure.
 * :class:`CentralDifference` -- explicit central difference
-  ``q_{n+1} = 2 q_n - q_{n-1} + dt^2 M^-1 [Q_ext - dU/dq(q_n)]`` with the *nonlinear* elastic
+  ``q_{n+1} = 2 q_n - q_{n-1} + h^2 M^-1 [Q_ext - dU/dq(q_n)]`` with the *nonlinear* elastic
   force, the consistent mass factorised once (PETSc Cholesky), the start
-  ``q_{-1} = q_0 - dt v_0 + dt^2 a_0 / 2`` and the critical step ``2 / omega_max`` from SLEPc.
+  ``q_{-1} = q_0 - h v_0 + h^2 a_0 / 2`` and the critical step ``2 / omega_max`` from SLEPc.
   A step above the limit is refused unless ``force=True``; a blow-up raises
   :class:`InstabilityError`.
 * :class:`EnergyConsistentStepper` -- implicit, unconditionally stable, energy-conserving
-  step: ``q_{n+1} - q_n = dt (v_n + v_{n+1}) / 2`` and
-  ``M (v_{n+1} - v_n) / dt = Q_ext - dU_bar(q_n, q_{n+1})`` with the strain-based discrete
+  step: ``q_{n+1} - q_n = h (v_n + v_{n+1}) / 2`` and
+  ``M (v_{n+1} - v_n) / h = Q_ext - dU_bar(q_n, q_{n+1})`` with the strain-based discrete
   gradient of :meth:`ANCFBeam.discrete_gradient_virtual_work`. For dead loads (gravity, tip
   force) the balance ``T + U - W_ext`` is conserved up to the Newton tolerance; a tip
-  moment is applied at the midpoint (energy-consistent only to O(dt^2)).
+  moment is applied at the midpoint (energy-consistent only to O(h^2)).
 
-Energy bookkeeping (B.4): ``H_n = T_n + U(q_n)`` with ``T_n = v_n^T M v_n / 2`` and
-``v_n = (q_{n+1} - q_{n-1}) / (2 dt)`` for the central difference; the cumulative external
-work ``W_ext(q_n)``; a conservative run keeps ``H - W_ext`` constant. Units: SI (s, m, J).
+``h`` is the time step [s] throughout. The Newton solves take a
+:class:`fxrod.settings.SolverSettings`; :func:`default_settings` gives the ANCF defaults.
+
+Energy bookkeeping (§A4): ``H_n = T_n + U(q_n)`` with ``T_n = v_n^T M v_n / 2`` and
+``v_n = (q_{n+1} - q_{n-1}) / (2 h)`` for the central difference; the cumulative external
+work ``W_ext(q_n)``; a conservative run keeps ``H - W_ext`` constant. The dynamic steppers
+record a :class:`fxrod.history.History` with the columns ``t, kinetic, strain_energy, H,
+external_work, dissipated, energy_residual, tip_1, tip_2, tip_3, newton_its``
+(``tip_3 = 0`` in 2D); :func:`energy_balance` and :func:`relative_energy_error` evaluate it.
+Units: SI (s, m, J).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import dolfinx.fem as fem
 import dolfinx.fem.petsc as fem_petsc
@@ -33,7 +39,7 @@ import ufl
 from petsc4py import PETSc
 
 from fxrod.ancf.element import ANCFBeam
-from fxrod.ancf.modal import StableStep, critical_time_step
+from fxrod.ancf.modal import critical_time_step
 from fxrod.errors import (
     ConvergenceError,
     ParameterError,
@@ -41,46 +47,60 @@ from fxrod.errors import (
     check_positive,
     check_range,
 )
-
-_REASONS = {
-    getattr(PETSc.SNES.ConvergedReason, k): k
-    for k in dir(PETSc.SNES.ConvergedReason) if not k.startswith("_")
-}
-_COUNTER = itertools.count()
+from fxrod.history import History
+from fxrod.newton import NewtonSolver, snes_reason_name
+from fxrod.settings import SolverSettings
 
 
 class InstabilityError(ConvergenceError):
     """The explicit central difference blew up (non-finite or runaway displacements)."""
 
 
-def _snes_options(beam: ANCFBeam, atol: float | None, max_it: int) -> dict:
-    # The residual is a force [N]. Converged when |F| < atol (default 1e-13 max(EA), far
-    # below any load of interest) or when the Newton step is below 1e-12 |q|: the residual's
-    # round-off floor ~ eps |K| |q| grows like EA/h and can exceed atol on fine meshes.
-    if atol is None:
-        atol = 1e-13 * float(np.max(beam.EA.x.array))
-    return {
-        "snes_type": "newtonls",
-        "snes_linesearch_type": "none",
-        "snes_rtol": 1e-14,
-        "snes_atol": atol,
-        "snes_stol": 1e-12,
-        "snes_max_it": max_it,
-        "ksp_type": "preonly",
-        "pc_type": "lu",
-    }
+def default_settings(beam: ANCFBeam, **changes) -> SolverSettings:
+    """Newton settings of the ANCF solvers for ``beam``, with ``changes`` applied.
+
+    Full Newton (``jacobian_lag=1``) with plain Newton steps (``linesearch="basic"``), at most
+    ``max_it=25`` iterations (:func:`solve_static` uses 30). The residual is a force [N]:
+    converged when its norm is below ``atol = 1e-13 max(EA)`` [N] (far below any load of
+    interest), below ``rtol = 1e-14`` times the first one, or when the Newton update is below
+    ``stol = 1e-12`` times ``|q|`` (the residual's round-off floor ``~ eps |K| |q|`` grows
+    like ``EA / l_e`` and can exceed ``atol`` on fine meshes).
+
+    The ANCF solvers use the fields ``atol``, ``rtol``, ``stol``, ``max_it``,
+    ``jacobian_lag``, ``linesearch``, ``mumps_icntl`` and ``malloc_tuning``;
+    :func:`solve_static` halves its load increments on its own (``max_halvings``), so
+    ``adaptive``, ``h_min``, ``grow_after``, ``retry_linesearch`` and ``predictor`` are not
+    used. ``fast_assembly`` is always off: :class:`fxrod.fastassembly.FastJacobian` assumes a
+    dofmap of block size 1, the ANCF space is a blocked vector space (block size 2).
+
+    Raises
+    ------
+    fxrod.errors.ParameterError
+        If a change names an unknown field or has an invalid value.
+    """
+    base = SolverSettings(atol=1e-13 * float(np.max(beam.EA.x.array)), rtol=1e-14,
+                          stol=1e-12, max_it=25, jacobian_lag=1, linesearch="basic",
+                          retry_linesearch=None, fast_assembly=False)
+    return base.replace(**changes) if changes else base
 
 
-def _newton(beam: ANCFBeam, F: ufl.Form, u: fem.Function, atol: float | None, max_it: int):
-    J = ufl.derivative(F, u, ufl.TrialFunction(beam.V))
-    return fem_petsc.NonlinearProblem(
-        F, u, bcs=beam.bcs, J=J, petsc_options_prefix=f"fxrod_ancf_{next(_COUNTER)}_",
-        petsc_options=_snes_options(beam, atol, max_it))
+def _newton(F: ufl.Form, beam: ANCFBeam, settings: SolverSettings | None,
+            **defaults) -> NewtonSolver:
+    """Newton solver of ``F(beam.r) = 0`` with ``settings`` (default: ``default_settings``
+    of ``beam`` with ``defaults``), always with DOLFINx's assembly (see
+    :func:`default_settings`)."""
+    if settings is None:
+        settings = default_settings(beam, **defaults)
+    elif not isinstance(settings, SolverSettings):
+        raise ParameterError("settings", settings, "a fxrod.settings.SolverSettings")
+    return NewtonSolver(F, beam.r, beam.bcs, settings.replace(fast_assembly=False))
 
 
-def _reason(problem) -> tuple[int, int]:
-    snes = problem.solver
-    return snes.getConvergedReason(), snes.getIterationNumber()
+def _failure_reason(reason: int, q: np.ndarray) -> str | None:
+    """Shared reason name of a failed Newton solve, or None if it converged."""
+    if reason <= 0:
+        return snes_reason_name(reason)
+    return None if np.all(np.isfinite(q)) else "non-finite solution"
 
 
 # --------------------------------------------------------------------------------- static
@@ -100,8 +120,7 @@ def solve_static(
     *,
     n_steps: int = 10,
     max_halvings: int = 8,
-    atol: float | None = None,
-    max_it: int = 30,
+    settings: SolverSettings | None = None,
 ) -> StaticResult:
     """Static equilibrium under the beam's loads by Newton with load stepping.
 
@@ -119,10 +138,8 @@ def solve_static(
         Number of load increments (>= 1).
     max_halvings : int
         Halvings of the nominal increment allowed before giving up (>= 0).
-    atol : float, optional
-        Absolute tolerance of the residual [N]; default ``1e-13 max(EA)``.
-    max_it : int
-        Newton iterations per increment (>= 1).
+    settings : SolverSettings, optional
+        Newton settings of every increment; default ``default_settings(beam, max_it=30)``.
 
     Raises
     ------
@@ -132,10 +149,7 @@ def solve_static(
     """
     n_steps = check_int_min("n_steps", n_steps, 1)
     max_halvings = check_int_min("max_halvings", max_halvings, 0)
-    max_it = check_int_min("max_it", max_it, 1)
-    if atol is not None:
-        check_positive("atol", atol)
-    problem = _newton(beam, beam.F, beam.r, atol, max_it)
+    newton = _newton(beam.F, beam, settings, max_it=30)
     nominal = 1.0 / n_steps
     dlam_min = nominal / 2**max_halvings
     lam, dlam, steps, its = 0.0, nominal, 0, 0
@@ -143,18 +157,17 @@ def solve_static(
         dlam = min(dlam, 1.0 - lam)
         q_start = beam.state()
         beam.load.value = lam + dlam
-        problem.solve()
-        reason, k = _reason(problem)
+        reason, k = newton.solve()
         its += k
-        if reason > 0 and np.all(np.isfinite(beam.r.x.array)):
+        failure = _failure_reason(reason, beam.r.x.array)
+        if failure is None:
             lam, steps = lam + dlam, steps + 1
             dlam = min(nominal, 2.0 * dlam)
             continue
         beam.set_state(q_start)
         beam.load.value = lam
         if 0.5 * dlam < dlam_min * (1.0 - 1e-12):
-            raise ConvergenceError(lam, dlam, _REASONS.get(reason, str(reason)),
-                                   "static load step")
+            raise ConvergenceError(lam, dlam, failure, "static load step")
         dlam *= 0.5
     beam.load.value = 1.0
     q = beam.state()
@@ -163,125 +176,108 @@ def solve_static(
 
 
 # --------------------------------------------------------------------------------- history
-@dataclass
-class History:
-    """Time series recorded by the dynamic steppers (SI units)."""
+def _record(history: History, t: float, tip: np.ndarray, T: float, U: float, W: float,
+            its: int) -> None:
+    """Append the row of time ``t`` [s]: energies [J], tip [m], Newton iterations.
 
-    t: list[float] = field(default_factory=list)  #: time [s]
-    tip: list[np.ndarray] = field(default_factory=list)  #: tip position r(L) [m]
-    kinetic: list[float] = field(default_factory=list)  #: T [J]
-    strain_energy: list[float] = field(default_factory=list)  #: U [J]
-    external_work: list[float] = field(default_factory=list)  #: W_ext [J]
-    newton_its: list[int] = field(default_factory=list)  #: per step (0 for explicit)
-
-    def append(self, t: float, tip: np.ndarray, T: float, U: float, W: float, its: int) -> None:
-        """Record one time."""
-        self.t.append(t)
-        self.tip.append(np.array(tip, dtype=float))
-        self.kinetic.append(T)
-        self.strain_energy.append(U)
-        self.external_work.append(W)
-        self.newton_its.append(its)
-
-    @property
-    def H(self) -> np.ndarray:
-        """Stored energy ``H = T + U`` [J] (design.md convention)."""
-        return np.asarray(self.kinetic) + np.asarray(self.strain_energy)
-
-    @property
-    def balance(self) -> np.ndarray:
-        """``H - W_ext`` [J]: constant for an exactly energy-consistent conservative run."""
-        return self.H - np.asarray(self.external_work)
-
-    def relative_energy_error(self) -> float:
-        """``max |B_n - B_0| / max(max |W_ext|, max U)`` with ``B = H - W_ext``."""
-        B = self.balance
-        scale = max(float(np.max(np.abs(self.external_work))), float(np.max(self.strain_energy)))
-        return float(np.max(np.abs(B - B[0])) / scale) if scale > 0 else 0.0
-
-    def as_columns(self) -> dict[str, np.ndarray]:
-        """Arrays under the CSV column names of ``design.md`` (``tip_3 = 0`` in 2D).
-
-        ``external_work`` is cumulative from the start; ``energy_residual`` is
-        ``H_{n+1} - H_n - (W_ext,{n+1} - W_ext,n)`` for the recorded interval ending at ``t``.
-        """
-        tip = np.asarray(self.tip).reshape(-1, 2)
-        H, W = self.H, np.asarray(self.external_work)
-        res = np.concatenate([[0.0], np.diff(H) - np.diff(W)])
-        n = len(H)
-        return {
-            "t": np.asarray(self.t), "kinetic": np.asarray(self.kinetic),
-            "strain_energy": np.asarray(self.strain_energy), "H": H, "external_work": W,
-            "dissipated": np.zeros(n), "energy_residual": res,
-            "tip_1": tip[:, 0], "tip_2": tip[:, 1], "tip_3": np.zeros(n),
-            "newton_its": np.asarray(self.newton_its, dtype=float),
-        }
+    ``external_work`` is cumulative from the start; ``energy_residual`` is
+    ``H_{n+1} - H_n - (W_ext,{n+1} - W_ext,n)`` over the interval since the previous row
+    (0 for the first row).
+    """
+    H = T + U
+    if len(history):
+        prev = history.rows[-1]
+        residual = (H - prev["H"]) - (W - prev["external_work"])
+    else:
+        residual = 0.0
+    history.append({
+        "t": t, "kinetic": T, "strain_energy": U, "H": H, "external_work": W,
+        "dissipated": 0.0, "energy_residual": residual,
+        "tip_1": float(tip[0]), "tip_2": float(tip[1]), "tip_3": 0.0, "newton_its": its,
+    })
 
 
-def _n_steps(t_end: float, dt: float) -> int:
-    n = t_end / dt
+def energy_balance(history: History) -> np.ndarray:
+    """``H - W_ext`` [J] per row: constant for an exactly energy-consistent conservative run."""
+    return history.column("H") - history.column("external_work")
+
+
+def relative_energy_error(history: History) -> float:
+    """``max |B_n - B_0| / max(max |W_ext|, max U)`` with ``B = H - W_ext`` (dimensionless)."""
+    B = energy_balance(history)
+    scale = max(float(np.max(np.abs(history.column("external_work")))),
+                float(np.max(history.column("strain_energy"))))
+    return float(np.max(np.abs(B - B[0])) / scale) if scale > 0 else 0.0
+
+
+def _n_steps(t_end: float, h: float) -> int:
+    n = t_end / h
     return max(1, int(round(n)) if abs(n - round(n)) < 1e-9 * n else math.ceil(n))
 
 
 # --------------------------------------------------------------------------------- explicit
 class CentralDifference:
-    """Explicit central difference for the ANCF beam (spec B.4).
+    """Explicit central difference for the ANCF beam (theory §A4).
 
     Parameters
     ----------
     beam : ANCFBeam
         The beam; its current state ``beam.r`` is ``q_0``.
-    dt : float, optional
-        Time step [s]; default ``safety * dt_cr``.
+    h : float, optional
+        Time step [s]; default ``safety * h_critical``.
     safety : float
         Safety factor in ``(0, 1]`` for the default step.
     force : bool
-        Accept ``dt > dt_cr`` (for demonstrating the instability).
+        Accept ``h > h_critical`` (for demonstrating the instability).
     v0 : numpy.ndarray, optional
         Initial dof velocity (default at rest).
-    stable : StableStep, optional
-        A precomputed stability limit (skips the SLEPc solve).
+    h_critical : float, optional
+        A precomputed stability limit [s] (skips the SLEPc solve of
+        :func:`~fxrod.ancf.modal.critical_time_step`).
     blowup : float
         A displacement larger than ``blowup * L`` counts as blow-up.
 
     Attributes
     ----------
-    stable : StableStep
-        ``omega_max`` [rad/s] and ``dt_critical`` [s] at the straight reference state.
+    h : float
+        Time step [s].
+    h_critical : float
+        Stability limit ``2 / omega_max`` [s] at the straight reference state.
     t : float
         Current time [s].
 
     Raises
     ------
     fxrod.errors.ParameterError
-        If ``dt`` exceeds ``dt_critical`` and ``force`` is false, or on other bad input.
+        If ``h`` exceeds ``h_critical`` and ``force`` is false, or on other bad input.
     """
 
     def __init__(
         self,
         beam: ANCFBeam,
-        dt: float | None = None,
+        h: float | None = None,
         *,
         safety: float = 0.9,
         force: bool = False,
         v0: np.ndarray | None = None,
-        stable: StableStep | None = None,
+        h_critical: float | None = None,
         blowup: float = 10.0,
     ) -> None:
         safety = check_range("safety", safety, 0.0, 1.0, lo_open=True)
-        if dt is not None:
-            dt = check_positive("dt", dt)
+        if h is not None:
+            h = check_positive("h", h)
         self.blowup = check_positive("blowup", blowup)
         self.beam = beam
-        self.stable = critical_time_step(beam) if stable is None else stable
-        dt_cr = self.stable.dt_critical
-        if dt is None:
-            dt = safety * dt_cr
-        elif dt > dt_cr and not force:
+        self.h_critical = (critical_time_step(beam) if h_critical is None
+                           else check_positive("h_critical", h_critical))
+        h_cr = self.h_critical
+        if h is None:
+            h = safety * h_cr
+        elif h > h_cr and not force:
             raise ParameterError(
-                "dt", dt, f"<= the central-difference limit 2/omega_max = {dt_cr:.6g} s "
-                f"(omega_max = {self.stable.omega_max:.6g} rad/s), or pass force=True")
-        self.dt = float(dt)
+                "h", h, f"<= the central-difference limit 2/omega_max = {h_cr:.6g} s "
+                f"(omega_max = {2.0 / h_cr:.6g} rad/s), or pass force=True")
+        self.h = float(h)
         free = beam.free_dofs
         self._free = free
         M = beam.mass_matrix()
@@ -304,7 +300,7 @@ class CentralDifference:
         v[beam.fixed_dofs] = 0.0
         a0 = self.acceleration(q0)
         self.q = q0
-        self.q_prev = q0 - self.dt * v + 0.5 * self.dt**2 * a0
+        self.q_prev = q0 - self.h * v + 0.5 * self.h**2 * a0
 
     def acceleration(self, q: np.ndarray) -> np.ndarray:
         """``M^-1 (Q_ext - dU/dq)`` on the free dofs (zero on the fixed ones) [1/s^2 x dof]."""
@@ -316,12 +312,15 @@ class CentralDifference:
         return a
 
     def _energy(self, q_prev: np.ndarray, q: np.ndarray, q_next: np.ndarray):
-        v = (q_next - q_prev)[self._free] / (2.0 * self.dt)
+        v = (q_next - q_prev)[self._free] / (2.0 * self.h)
         T = 0.5 * float(v @ self._Mdense @ v)
         return T, self.beam.strain_energy(q), self.beam.external_work(q)
 
-    def run(self, t_end: float, record_every: int = 1, history: History | None = None) -> History:
+    def run(self, t_end: float, record_every: int = 1,
+            history: History | None = None) -> History:
         """Advance to ``self.t + t_end`` [s], recording every ``record_every`` steps.
+
+        Rows are appended to ``history`` (a new one by default), which is returned.
 
         Raises
         ------
@@ -331,19 +330,19 @@ class CentralDifference:
         t_end = check_positive("t_end", t_end)
         record_every = check_int_min("record_every", record_every, 1)
         hist = History() if history is None else history
-        beam, dt = self.beam, self.dt
+        beam, h = self.beam, self.h
         limit = self.blowup * beam.L
-        for n in range(_n_steps(t_end, dt)):
-            q_next = 2.0 * self.q - self.q_prev + dt**2 * self.acceleration(self.q)
+        for n in range(_n_steps(t_end, h)):
+            q_next = 2.0 * self.q - self.q_prev + h**2 * self.acceleration(self.q)
             if n % record_every == 0:
                 T, U, W = self._energy(self.q_prev, self.q, q_next)
-                hist.append(self.t, beam.tip(self.q), T, U, W, 0)
+                _record(hist, self.t, beam.tip(self.q), T, U, W, 0)
             if not np.all(np.isfinite(q_next)) or np.max(np.abs(q_next - beam.q_ref)) > limit:
                 raise InstabilityError(
-                    self.t, dt, "central difference diverged",
-                    f"step {n}, dt/dt_cr = {dt / self.stable.dt_critical:.4g}")
+                    self.t, h, "central difference diverged",
+                    f"step {n}, h/h_critical = {h / self.h_critical:.4g}")
             self.q_prev, self.q = self.q, q_next
-            self.t += dt
+            self.t += h
         beam.set_state(self.q)
         return hist
 
@@ -356,34 +355,29 @@ class EnergyConsistentStepper:
     ----------
     beam : ANCFBeam
         The beam; its current state is ``q_0``.
-    dt : float
+    h : float
         Time step [s] (no stability limit).
     v0 : numpy.ndarray, optional
         Initial dof velocity (default at rest).
-    atol : float, optional
-        Newton residual tolerance [N]; default ``1e-13 max(EA)``.
-    max_it : int
-        Newton iterations per step.
+    settings : SolverSettings, optional
+        Newton settings of every step; default :func:`default_settings` of ``beam``.
 
     Raises
     ------
     fxrod.errors.ConvergenceError
-        From :meth:`run` when a Newton step fails (with t, dt and the SNES reason).
+        From :meth:`step` and :meth:`run` when a Newton step fails (with t, h and the SNES
+        reason).
     """
 
     def __init__(
         self,
         beam: ANCFBeam,
-        dt: float,
+        h: float,
         *,
         v0: np.ndarray | None = None,
-        atol: float | None = None,
-        max_it: int = 25,
+        settings: SolverSettings | None = None,
     ) -> None:
-        self.dt = check_positive("dt", dt)
-        max_it = check_int_min("max_it", max_it, 1)
-        if atol is not None:
-            check_positive("atol", atol)
+        self.h = check_positive("h", h)
         self.beam = beam
         V = beam.V
         self.r0 = fem.Function(V, name="r_n")
@@ -395,13 +389,13 @@ class EnergyConsistentStepper:
                 raise ParameterError("v0", v.shape, f"an array of shape {self.r0.x.array.shape}")
             self.v0.x.array[:] = v
         self.v0.x.array[beam.fixed_dofs] = 0.0
-        self._dt = fem.Constant(beam.mesh, self.dt)
+        h_c = fem.Constant(beam.mesh, self.h)
         r1, r0, v0_, w = beam.r, self.r0, self.v0, beam.w
         rm = 0.5 * (r0 + r1)
-        F = (beam.rhoA * ufl.dot(2.0 * (r1 - r0) / self._dt - 2.0 * v0_, w) / self._dt * beam.dx_a
+        F = (beam.rhoA * ufl.dot(2.0 * (r1 - r0) / h_c - 2.0 * v0_, w) / h_c * beam.dx_a
              + beam.discrete_gradient_virtual_work(r0, r1, w)
              - beam.load * (beam.dead_load_virtual_work(w) + beam.moment_virtual_work(rm, w)))
-        self._problem = _newton(beam, F, r1, atol, max_it)
+        self._newton = _newton(F, beam, settings)
         Mfull = fem_petsc.assemble_matrix(beam.mass_form())
         Mfull.assemble()
         self._M = Mfull.convert("dense").getDenseArray().copy()
@@ -416,32 +410,35 @@ class EnergyConsistentStepper:
 
     def step(self) -> int:
         """Advance one step; returns the Newton iterations."""
-        beam, dt = self.beam, self.dt
+        beam, h = self.beam, self.h
         q0, v0 = self.r0.x.array.copy(), self.v0.x.array.copy()
-        beam.set_state(q0 + dt * v0)  # predictor
-        self._problem.solve()
-        reason, its = _reason(self._problem)
-        if reason <= 0 or not np.all(np.isfinite(beam.r.x.array)):
+        beam.set_state(q0 + h * v0)  # predictor
+        reason, its = self._newton.solve()
+        failure = _failure_reason(reason, beam.r.x.array)
+        if failure is not None:
             beam.set_state(q0)
-            raise ConvergenceError(self.t, dt, _REASONS.get(reason, str(reason)),
-                                   "energy-consistent step")
+            raise ConvergenceError(self.t, h, failure, "energy-consistent step")
         q1 = beam.state()
-        self.v0.x.array[:] = 2.0 * (q1 - q0) / dt - v0
+        self.v0.x.array[:] = 2.0 * (q1 - q0) / h - v0
         self.r0.x.array[:] = q1
-        self.t += dt
+        self.t += h
         return its
 
-    def run(self, t_end: float, record_every: int = 1, history: History | None = None) -> History:
-        """Advance to ``self.t + t_end`` [s], recording every ``record_every`` steps."""
+    def run(self, t_end: float, record_every: int = 1,
+            history: History | None = None) -> History:
+        """Advance to ``self.t + t_end`` [s], recording every ``record_every`` steps.
+
+        The current state is recorded first if ``history`` (a new one by default) is empty,
+        the final state always; the history is returned.
+        """
         t_end = check_positive("t_end", t_end)
         record_every = check_int_min("record_every", record_every, 1)
         hist = History() if history is None else history
-        n_steps = _n_steps(t_end, self.dt)
-        its = 0
-        if not hist.t:
-            hist.append(self.t, self.beam.tip(self.r0.x.array), *self.energy(), 0)
+        n_steps = _n_steps(t_end, self.h)
+        if not len(hist):
+            _record(hist, self.t, self.beam.tip(self.r0.x.array), *self.energy(), 0)
         for n in range(1, n_steps + 1):
             its = self.step()
             if n % record_every == 0 or n == n_steps:
-                hist.append(self.t, self.beam.tip(self.r0.x.array), *self.energy(), its)
+                _record(hist, self.t, self.beam.tip(self.r0.x.array), *self.energy(), its)
         return hist

@@ -2,7 +2,7 @@
 
 An actuator k runs parallel to the centreline at the constant material offset
 ``rho_k = rho_k1 d1 + rho_k2 d2`` [m] (actuator line ``r_k = phi + rho_k``) and carries the
-prescribed axial force ``tau_k(t)`` [N] along the unit direction ``t_k`` (spec 3.2):
+prescribed axial force ``tau_k(t)`` [N] along the unit direction ``t_k`` (theory §3.2):
 
 * pressure chamber: ``t_k = d3``, ``tau_k = p_k A_k <= 0``                     (70), (71)
 * tendon:           ``t_k = r_k'/|r_k'|``, ``tau_k = T_k >= 0``                (70), (71)
@@ -27,13 +27,13 @@ Two evaluations of ``sigma_act`` are offered (``formulation``):
     ``R^T r_k' = Gamma + K x rho_k`` with ``rho_k = (rho_k1, rho_k2, 0)`` (tendon), so
 
     - chamber: ``sigma_k = tau_k (e3, rho_k x e3) = tau_k (0, 0, 1, rho_k2, -rho_k1, 0)``,
-      the constant material stress offsets of spec 3.2 ("useful fact");
+      the constant material stress offsets of theory §3.2 ("useful fact");
     - tendon:  ``sigma_k = tau_k (a_k, rho_k x a_k)/|a_k|``, ``a_k = Gamma + K x rho_k``,
       i.e. ``(d eps, sigma_k) = tau_k d|a_k|``: the work of the tension on the change of
       the tendon length ``int |r_k'| ds``.
 
     Objective; on the constraint manifold it equals (68) exactly. Interpolated directors are
-    orthonormal only at the nodes (spec 2.1), where both forms coincide.
+    orthonormal only at the nodes (theory §2.1), where both forms coincide.
 ``"spatial"``
     Eq. (68)-(71) literally at the interpolated evaluation directors ``d_e``:
     ``sigma_act = (R(d_e)^T n_u, R(d_e)^T m_u)`` with ``t_k = d3`` or ``r_k'/|r_k'|``.
@@ -60,8 +60,8 @@ import ufl
 from dolfinx import fem
 
 from fxrod.errors import ParameterError, check_finite, check_positive, check_vector
+from fxrod.forms.base import Extension
 from fxrod.kinematics import rotation, split_q, strain_rate, strains
-from fxrod.model import Extension
 from fxrod.rod import Rod
 from fxrod.spaces import GAUSS_DEGREE
 
@@ -291,7 +291,7 @@ class PressureChamber(Actuator):
         return -self.tau(t) / self.area
 
     def material_stress(self, eps, tau, chi, r):
-        # spec 3.2: R^T n_u = tau e3, R^T m_u = tau (rho_2 e1 - rho_1 e2)
+        # theory §3.2: R^T n_u = tau e3, R^T m_u = tau (rho_2 e1 - rho_1 e2)
         return tau * chi * ufl.as_vector([0.0, 0.0, 1.0, r[1], -r[0], 0.0])
 
     def spatial_direction(self, phi_s, d, d_s, r):
@@ -338,24 +338,27 @@ class Tendon(Actuator):
 
 
 class Actuation(Extension):
-    """Actuators attached to a rod, as an :class:`fxrod.model.Extension` (eqs. 68-73).
+    """Actuators attached to a rod, as an :class:`fxrod.forms.base.Extension` (eqs. 68-73).
+
+    Offsets and s-ranges are checked against the rod when the model is built (:meth:`bind`),
+    before any form is compiled.
 
     Parameters
     ----------
-    rod : Rod
-        The rod (length and cross-section are used for validation).
     actuators : sequence of PressureChamber or Tendon
         The actuators; unnamed ones are called ``actuator 1, 2, ...``.
     section_radius : float, optional
         Radius [m] of the cross-section for the offset check; default ``rod.section.radius``.
     allow_offset_outside : bool
         Accept offsets outside the cross-section (only for reproducing published data whose
-        geometry is inconsistent, e.g. Ex. 6.4, spec 4.4).
+        geometry is inconsistent, e.g. Ex. 6.4, theory §4.4).
     formulation : {"material", "spatial"}
         Evaluation of ``sigma_act`` (module docstring).
     check_times : sequence of float, optional
         Times [s] at which every input is evaluated and sign-checked now, before any form is
         compiled (inputs are also checked at every step).
+    name : str
+        Name of the extension in the model.
 
     Raises
     ------
@@ -365,15 +368,13 @@ class Actuation(Extension):
 
     def __init__(
         self,
-        rod: Rod,
         actuators: Sequence[Actuator],
         section_radius: float | None = None,
         allow_offset_outside: bool = False,
         formulation: str = "material",
         check_times: Sequence[float] | None = None,
+        name: str = "actuation",
     ) -> None:
-        if not isinstance(rod, Rod):
-            raise ParameterError("rod", rod, "a fxrod.Rod")
         acts = list(actuators)
         if not acts:
             raise ParameterError("actuators", actuators, "at least one actuator")
@@ -384,24 +385,34 @@ class Actuation(Extension):
                 a.name = f"actuator {i + 1}"
         if formulation not in ("material", "spatial"):
             raise ParameterError("formulation", formulation, "'material' or 'spatial'")
-        self.rod = rod
+        self.name = name
         self.actuators = acts
         self.formulation = formulation
-        R = section_radius if section_radius is not None else rod.section.radius
-        if not allow_offset_outside:
+        self.section_radius = section_radius
+        self.allow_offset_outside = bool(allow_offset_outside)
+        if check_times is not None:
+            for a in acts:
+                a.check_times(check_times)
+        self.rod: Rod | None = None
+        self._tau: fem.Constant | None = None
+        self._sigma = None
+
+    def bind(self, rod: Rod) -> None:
+        """Check offsets (inside the section) and s-ranges (inside the rod, on quadrature
+        points) against ``rod``."""
+        if self.rod is not None:
+            raise ParameterError("Actuation", self, "used by one RodModel only")
+        R = self.section_radius if self.section_radius is not None else rod.section.radius
+        if not self.allow_offset_outside:
             if R is None:
                 raise ParameterError("section_radius", None,
                                      "given [m] (rod.section has no radius) to check offsets")
             R = check_positive("section_radius", R)
-            for a in acts:
+            for a in self.actuators:
                 self._check_offset(a, R)
-        for a in acts:
+        self.rod = rod
+        for a in self.actuators:
             self._check_s_range(a)
-        if check_times is not None:
-            for a in acts:
-                a.check_times(check_times)
-        self._tau: fem.Constant | None = None
-        self._sigma = None
 
     # ------------------------------------------------------------------ validation
     @staticmethod
@@ -441,7 +452,7 @@ class Actuation(Extension):
                               "only to the quadrature points", stacklevel=3)
 
     # ------------------------------------------------------------------ Extension
-    def setup(self, ctx, fields_new, fields_old, tests) -> None:
+    def setup(self, ctx, fields) -> None:
         n = len(self.actuators)
         tol = _S_TOL * self.rod.length
         # One array Constant per kind of data (forces, offsets, range ends): the compiled

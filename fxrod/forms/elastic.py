@@ -35,7 +35,7 @@ def inertia(ctx, dq):
 
 
 def kinetic_energy(ctx, v):
-    """``1/2 v^T M v`` integrated (spec 1.3)."""
+    """``1/2 v^T M v`` integrated (theory §1.3)."""
     vphi, vd = split_q(v)
     return 0.5 * (ctx.rhoA * ufl.dot(vphi, vphi) + ctx.M11 * ufl.dot(vd[0], vd[0])
                   + ctx.M22 * ufl.dot(vd[1], vd[1])) * ctx.dx
@@ -61,7 +61,7 @@ def compliance(ctx, dsig, sig1, sig0, C):
 
 
 def complementary_energy(ctx, sig, C):
-    """``1/2 sigma^T C sigma`` integrated (spec 1.3), ``C`` a diagonal 6-vector."""
+    """``1/2 sigma^T C sigma`` integrated (theory §1.3), ``C`` a diagonal 6-vector."""
     return 0.5 * ufl.dot(sig, ufl.elem_mult(C, sig)) * ctx.dx
 
 
@@ -73,7 +73,7 @@ def constraint(ctx, dlam):
 
 
 def external_power(ctx, w):
-    """Sum of the loads' ``u . y(w)`` (spec 1.5): tested with ``dq`` in the residual and with
+    """Sum of the loads' ``u . y(w)`` (theory §1.5): tested with ``dq`` in the residual and with
     ``v_m`` for the external work ``W_ext^n = h u_{n+1/2} . y_{n+1/2}`` (44)."""
     wphi, wd = split_q(w)
     forms = [load.power(ctx, wphi, wd) for load in ctx.loads]

@@ -1,4 +1,4 @@
-"""Generalized Maxwell viscoelasticity of the mixed PH rod (spec 3.1, eqs. (55)-(67)).
+"""Generalized Maxwell viscoelasticity of the mixed PH rod (theory §3.1, eqs. (55)-(67)).
 
 A long-term elastic branch (compliance ``C_inf``) acts in parallel with ``m`` Maxwell
 branches ``i = 1..m`` (spring ``C^(i)`` in series with a dashpot ``V^(i)``):
@@ -22,7 +22,7 @@ N and M). The midpoint step (42) is extended by the branch rows, divided by h as
     (dsig, C^(i) (sig_{n+1} - sig_n))/h - (dsig, d eps[q_m; v_m]) + (dsig, V^-1 sig_m) = 0
 
 Testing the momentum rows with ``v_m`` and these rows with ``sig_m = (sig_n + sig_{n+1})/2``
-gives the exact discrete balance (spec 2.3, eq. (65)-(67))::
+gives the exact discrete balance (theory §2.3, eq. (65)-(67))::
 
     H_{n+1} - H_n = W_ext^n - D^n,   D^n = h int sum_i sig_m^(i) . (V^(i))^-1 sig_m^(i) ds >= 0
 
@@ -52,8 +52,8 @@ import ufl
 from dolfinx import fem
 
 from fxrod.errors import ParameterError, check_vector
+from fxrod.forms.base import Extension
 from fxrod.kinematics import strain_rate
-from fxrod.model import Extension
 from fxrod.rod import STRAIN_NAMES, Rod
 from fxrod.spaces import stress_element
 
@@ -78,7 +78,7 @@ def _check_tau(name: str, value: float) -> float:
 
 @dataclass(frozen=True)
 class MaxwellBranch:
-    """One Maxwell branch: a spring in series with a dashpot (spec 3.1).
+    """One Maxwell branch: a spring in series with a dashpot (theory §3.1).
 
     Parameters
     ----------
@@ -123,35 +123,35 @@ class MaxwellBranch:
 
 
 class GeneralizedMaxwell(Extension):
-    """Generalized Maxwell model: long-term spring plus Maxwell branches (spec 3.1).
+    """Generalized Maxwell model: long-term spring plus Maxwell branches (theory §3.1).
+
+    The stiffness split is checked against the rod when the model is built
+    (:meth:`bind`), before any form is compiled.
 
     Parameters
     ----------
-    rod : Rod
-        The rod; ``rod.section.stiffness`` is the total (instantaneous) stiffness and
-        ``rod.constraints`` the constrained strains (no branch stress there).
     branches : sequence of MaxwellBranch
         At least one branch.
     long_term : sequence of 6 floats, optional
         Long-term stiffnesses ``C_inf^-1`` [N, N m^2]; default: the rod's stiffness minus the
         sum of the (non-rigid) branch stiffnesses. Must be > 0 on the unconstrained strains.
+    name : str
+        Name of the extension in the model (prefix of its fields ``sigma_1, sigma_2, ...``).
 
     Raises
     ------
     ParameterError
-        On invalid input (before any form is compiled): no branches, a stiffness split that
-        does not add up to the rod's stiffness on the unconstrained strains (relative
-        tolerance 1e-10), a non-positive long-term stiffness, or more than one rigid branch.
+        On invalid input: no branches, more than one rigid branch; at :meth:`bind`, a
+        stiffness split that does not add up to the rod's stiffness on the unconstrained
+        strains (relative tolerance 1e-10) or a non-positive long-term stiffness.
     """
 
     def __init__(
         self,
-        rod: Rod,
         branches: Sequence[MaxwellBranch],
         long_term: Sequence[float] | None = None,
+        name: str = "maxwell",
     ) -> None:
-        if not isinstance(rod, Rod):
-            raise ParameterError("rod", rod, "a fxrod.Rod")
         branches = list(branches)
         if not branches:
             raise ParameterError("branches", branches, "at least one MaxwellBranch (m >= 1)")
@@ -161,14 +161,34 @@ class GeneralizedMaxwell(Extension):
         if sum(b.rigid for b in branches) > 1:
             raise ParameterError("branches", [b.rigid for b in branches],
                                  "at most one rigid (Kelvin-Voigt) branch")
+        self.name = name
+        self.branches = branches
+        self._long_term = None if long_term is None else check_vector("long_term", long_term, 6)
+        # proportional()/kelvin_voigt(): stiffnesses as fractions of the rod's, set by bind()
+        self._fractions: float | None = None  # long-term fraction
+        self._branch_fractions: list[float] = []
+        self.rod: Rod | None = None
+
+    def bind(self, rod: Rod) -> None:
+        """Check the stiffness split against ``rod`` and fix the long-term compliance."""
+        if self.rod is not None:
+            raise ParameterError("GeneralizedMaxwell", self,
+                                 "used by one RodModel only (create one per model)")
         k_rod = rod.section.stiffness
         free = rod.compliance > 0.0                       # unconstrained strains
+        branches = self.branches
+        if self._fractions is not None:                   # proportional(): rod-relative
+            branches = [MaxwellBranch(tuple(f * k_rod), b.tau_E, b.tau_G, b.rigid)
+                        for f, b in zip(self._branch_fractions, branches, strict=True)]
+            self.branches = branches
         k_branch = sum((np.asarray(b.stiffness) for b in branches if not b.rigid),
                        np.zeros(6))
-        if long_term is None:
+        if self._fractions is not None:
+            k_inf = self._fractions * k_rod
+        elif self._long_term is None:
             k_inf = k_rod - k_branch
         else:
-            k_inf = check_vector("long_term", long_term, 6)
+            k_inf = self._long_term
             total = k_inf + k_branch
             bad = free & ~np.isclose(total, k_rod, rtol=_SUM_RTOL, atol=0.0)
             if np.any(bad):
@@ -176,38 +196,34 @@ class GeneralizedMaxwell(Extension):
                 raise ParameterError(
                     "long_term + sum(branch stiffness)", tuple(total),
                     f"equal to the rod stiffness {tuple(k_rod)} on {names} "
-                    "(consistency of spec 3.1)")
+                    "(consistency of theory §3.1)")
         low = free & ~(k_inf > _SUM_RTOL * k_rod)
         if np.any(low):
             names = [STRAIN_NAMES[j] for j in np.flatnonzero(low)]
             raise ParameterError(
                 "long-term stiffness", tuple(k_inf),
                 f"> 0 on {names}: the branch stiffnesses {tuple(k_branch)} must add up to "
-                f"less than the rod stiffness {tuple(k_rod)} (consistency of spec 3.1)")
+                f"less than the rod stiffness {tuple(k_rod)} (consistency of theory §3.1)")
         self.rod = rod
-        self.branches = branches
         self.free = free
         self.long_term = np.where(free, k_inf, 0.0)
         #: Long-term compliance C_inf (0 on constrained strains) [1/N, 1/(N m^2)].
         self.C_inf = np.where(free, 1.0 / np.where(free, k_inf, 1.0), 0.0)
-        self._ctx = None
 
     # ------------------------------------------------------------ constructors
     @classmethod
     def proportional(
         cls,
-        rod: Rod,
         fractions: Sequence[float] = (0.75,),
         tau_E: Sequence[float] = (0.08,),
         tau_G: Sequence[float] | None = None,
         convention: str = "material",
+        name: str = "maxwell",
     ) -> GeneralizedMaxwell:
         """Branches with stiffness ``fractions[i] * rod stiffness`` (all six strains).
 
         Parameters
         ----------
-        rod : Rod
-            The rod.
         fractions : sequence of float
             Stiffness fraction ``f_i`` of each branch, each in (0, 1), summing to < 1; the
             long-term branch keeps ``1 - sum(fractions)``. The paper's Ex. 6.2 is ``(0.75,)``.
@@ -238,35 +254,32 @@ class GeneralizedMaxwell(Extension):
                 raise ParameterError("fractions", tuple(fr), "each in (0, 1)")
         if not sum(fr) < 1.0:
             raise ParameterError("fractions", tuple(fr), "summing to < 1 (long-term branch > 0)")
-        k = rod.section.stiffness
         scale = fr if convention == "material" else [1.0] * len(fr)
-        branches = [MaxwellBranch(tuple(f * k), a / c, b / c)
+        # placeholders: the branch stiffnesses f_i * (rod stiffness) are set by bind()
+        branches = [MaxwellBranch((f,) * 6, a / c, b / c)
                     for f, a, b, c in zip(fr, tE, tG, scale, strict=True)]
-        return cls(rod, branches, long_term=(1.0 - sum(fr)) * k)
+        ext = cls(branches, name=name)
+        ext._branch_fractions, ext._fractions = fr, 1.0 - sum(fr)
+        return ext
 
     @classmethod
-    def kelvin_voigt(cls, rod: Rod, tau_E: float, tau_G: float | None = None
-                     ) -> GeneralizedMaxwell:
+    def kelvin_voigt(cls, tau_E: float, tau_G: float | None = None,
+                     name: str = "maxwell") -> GeneralizedMaxwell:
         """Kelvin-Voigt rod (Remark 5.2): full elastic stiffness in parallel with the dashpot
         ``V = diag(tau) diag(rod stiffness)`` (60), i.e. ``sigma = C^-1 eps + V d eps/dt``.
 
         Parameters
         ----------
-        rod : Rod
-            The rod.
         tau_E, tau_G : float
             Retardation times [s] of extension/bending and shear/torsion (``tau_G`` defaults
             to ``tau_E``).
         """
         tau_G = tau_E if tau_G is None else tau_G
-        k = rod.section.stiffness
-        return cls(rod, [MaxwellBranch(tuple(k), tau_E, tau_G, rigid=True)], long_term=k)
+        ext = cls([MaxwellBranch((1.0,) * 6, tau_E, tau_G, rigid=True)], name=name)
+        ext._branch_fractions, ext._fractions = [1.0], 1.0
+        return ext
 
     # ------------------------------------------------------------ Extension
-    def elements(self) -> list:
-        """One DG1 6-vector stress field per branch."""
-        return [stress_element(6) for _ in self.branches]
-
     def _constants(self, mesh) -> None:
         self._Cb, self._Vinv, self._pin = [], [], []
         for b in self.branches:
@@ -287,18 +300,20 @@ class GeneralizedMaxwell(Extension):
         self._active = [fem.Constant(mesh, (self.free & (np.asarray(b.stiffness) > 0.0))
                                      .astype(float)) for b in self.branches]
 
-    def setup(self, ctx, fields_new: list, fields_old: list, tests: list) -> None:
-        """Store the branch fields and set the long-term compliance ``C_inf`` on the
-        model's stress field (the long-term branch of (58))."""
-        if self._ctx is not None:
-            raise ParameterError("GeneralizedMaxwell", self,
-                                 "used by one RodModel only (create one per model)")
-        if not np.array_equal(np.asarray(ctx.C.value), self.rod.compliance):
-            raise ParameterError("rod", self.rod,
-                                 "the model's rod (same stiffnesses and constraints)")
-        self._ctx = ctx
-        self._new, self._old, self._tests = fields_new, fields_old, tests
-        ctx.C.value[:] = self.C_inf
+    def fields(self) -> dict:
+        """One DG1 6-vector stress field ``sigma_i`` per branch."""
+        return {f"sigma_{i + 1}": stress_element(6) for i in range(len(self.branches))}
+
+    def compliance(self, rod_compliance: np.ndarray) -> np.ndarray:
+        """The model's stress field is the long-term branch of (58): compliance ``C_inf``."""
+        return self.C_inf
+
+    def setup(self, ctx, fields) -> None:
+        """Store the UFL pieces of the branch fields."""
+        names = list(self.fields())
+        self._new = [fields.new[n] for n in names]
+        self._old = [fields.old[n] for n in names]
+        self._tests = [fields.test[n] for n in names]
         self._constants(ctx.mesh)
 
     def _mid(self, i: int):
@@ -332,12 +347,8 @@ class GeneralizedMaxwell(Extension):
             F = r if F is None else F + r
         return F
 
-    def stored_energy(self, ctx, fields):
-        """``1/2 int sum_i sigma^(i) . C^(i) sigma^(i) ds`` [J] (61)-(64) at the state t_n.
-
-        ``fields`` are this extension's own fields at t_n; they are the same UFL pieces as
-        those received in :meth:`setup`, which are used here.
-        """
+    def stored_energy(self, ctx):
+        """``1/2 int sum_i sigma^(i) . C^(i) sigma^(i) ds`` [J] (61)-(64) at the state t_n."""
         E = None
         for i, b in enumerate(self.branches):
             if b.rigid:
@@ -355,10 +366,3 @@ class GeneralizedMaxwell(Extension):
             d = ctx.h * ufl.dot(sm, ufl.elem_mult(self._Vinv[i], sm)) * ctx.dx
             D = d if D is None else D + d
         return D
-
-    # ------------------------------------------------------------ helpers
-    def branch_maps(self, model) -> list[np.ndarray]:
-        """Indices of each branch field in the mixed vector ``model.w.x.array``."""
-        first = next(j for j, ext in enumerate(model.extensions) if ext is self)
-        offset = sum(len(e.elements()) for e in model.extensions[:first])
-        return [model.space.extra[offset + i][1] for i in range(len(self.branches))]

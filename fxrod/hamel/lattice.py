@@ -1,17 +1,19 @@
-"""The Hamel field variational integrator (HFVI) lattice on SE(3) (spec A.3-A.5).
+"""The Hamel field variational integrator (HFVI) lattice on SE(3) (theory §H3-§H5).
 
-Nodes ``j = 0 .. n-1`` at ``s_j = j dh``, ``dh = L/(n-1)`` (both ends are nodes, spec A.3).
-Per time step the unknowns ``X_j = dt zeta_j^{n+1/2}`` solve the node-wise problems (A.4)
+``n_elements`` intervals of length ``dh = L / n_elements`` between the nodes
+``j = 0 .. n_elements`` at ``s_j = j dh`` (both ends are nodes, theory §H3). Per time step
+``h`` [s] the unknowns ``X_j = h zeta_j^{n+1/2}`` solve the node-wise problems (§H4)
 
     T(X_j)^T K X_j = b_j,
-    b_j = dt T(-X_j^{n-1/2})^T K zeta_j^{n-1/2} + dt^2/w_j [sigma_{j+1/2} - tau_{j-1/2}],
+    b_j = h T(-X_j^{n-1/2})^T K zeta_j^{n-1/2} + h^2/w_j [sigma_{j+1/2} - tau_{j-1/2}],
 
 with ``Y = log(g_j^-1 g_{j+1})``, ``gamma = Y/dh - eps``, ``sigma = T(Y)^T P gamma`` and
 ``tau = T(-Y)^T P gamma`` (the discrete Hamel equations (8)); stresses of missing intervals
 are zero at a free end (9); a clamped node keeps ``g`` fixed and has no equation. Then
-``g_j^{n+1} = g_j^n exp(X_j)``.
+``g_j^{n+1} = g_j^n exp(X_j)``. Equation numbers (8)-(10) are those of the HFVI momentum
+paper, as quoted in theory §H.
 
-Why vectorised numpy and not UFL: the exact conservation of ``J_d`` (A.5) needs the stress
+Why vectorised numpy and not UFL: the exact conservation of ``J_d`` (§H5) needs the stress
 terms of neighbouring nodes to telescope to round-off, i.e. ``exp(Y) = g_j^-1 g_{j+1}`` and
 ``T(-Y)^T = Ad*_{exp Y} T(Y)^T`` evaluated with the same numbers on both sides of an
 interval. A finite-element assembly of these Lie-group expressions would need quadrature
@@ -26,10 +28,10 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from petsc4py import PETSc
 
 from fxrod.errors import (
     ConvergenceError,
@@ -40,9 +42,11 @@ from fxrod.errors import (
 )
 from fxrod.hamel import momentum as mom
 from fxrod.hamel.se3 import ad, dexp_inv, exp_Rp, log_Rp, skew
-from fxrod.hamel.section import Section
+from fxrod.hamel.section import HamelSection
+from fxrod.newton import snes_reason_name
+from fxrod.settings import SolverSettings
 
-__all__ = ["HamelBeam", "StepRecord", "critical_time_step", "EPS_REF"]
+__all__ = ["EPS_REF", "HamelBeam", "critical_time_step", "default_settings"]
 
 #: Strain offset ``eps = (0, 0, 0, 0, 1, 0)``: the reference state is straight along E2.
 EPS_REF = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
@@ -65,15 +69,32 @@ def _coad_matrix(mu: np.ndarray) -> np.ndarray:
     return C
 
 
-def critical_time_step(section: Section, dh: float) -> float:
-    """CFL-like limit ``dt_crit = 2 / omega_max`` of the lattice about the straight state [s].
+def default_settings(**changes) -> SolverSettings:
+    """Settings of the node-wise Newton solves of :class:`HamelBeam`, with ``changes``.
+
+    The node-wise solve (:meth:`HamelBeam.step`) stops when its update is below ``stol``
+    times ``|X_j|`` at every node (the meaning of ``stol`` in
+    :class:`~fxrod.settings.SolverSettings`), after at most ``max_it`` iterations; it uses
+    no other field. Default ``stol = 4e-16`` (round-off: the exact conservation of ``J_d``
+    needs the solve to machine precision, theory §H4) and ``max_it = 30``.
+
+    Raises
+    ------
+    fxrod.errors.ParameterError
+        If a change names an unknown field or has an invalid value.
+    """
+    return SolverSettings(stol=4e-16, max_it=30).replace(**changes)
+
+
+def critical_time_step(section: HamelSection, dh: float) -> float:
+    """CFL-like limit ``h_crit = 2 / omega_max`` [s] of the lattice about the straight state.
 
     ``omega_max`` is bounded by the largest frequency of one interval with half a node mass
     ``dh/2 K`` at each end (Irons' element eigenvalue bound; the bound holds for uniform and
     trapezoid weights and for clamped ends). The linearised strain of one interval is
     ``gamma = [T(-Y0) eta_{j+1} - T(Y0) eta_j]/dh`` with ``Y0 = dh eps``, which includes the
     shear-rotation coupling. The scheme is a central difference in time for the linearised
-    problem, stable for ``dt omega_max < 2``. Large rotations and prestress shift the limit
+    problem, stable for ``h omega_max < 2``. Large rotations and prestress shift the limit
     slightly; keep a margin.
     """
     dh = check_positive("dh", dh)
@@ -85,60 +106,20 @@ def critical_time_step(section: Section, dh: float) -> float:
     return 2.0 / math.sqrt(float(lam.max()))
 
 
-@dataclass(frozen=True)
-class StepRecord:
-    """Diagnostics of the lattice at level ``n`` (available once ``X^{n+1/2}`` is solved).
-
-    Attributes
-    ----------
-    t : float
-        Time ``t_n`` [s].
-    H : float
-        Discrete energy ``(T^{n-1/2} + T^{n+1/2})/2 + V^n`` [J].
-    kinetic, strain_energy : float
-        ``(T^{n-1/2} + T^{n+1/2})/2`` and ``V^n`` [J].
-    Jd : ndarray (6,)
-        Exactly conserved discrete momentum (angular [kg m^2/s]; linear [kg m/s]).
-    J_lead : ndarray (6,)
-        Leading term of ``J_d`` at ``g^n`` (O(dt) accurate).
-    J_mid : ndarray (6,)
-        Leading term at the mid-frames ``g^n exp(X/2)`` (O(dt^2) from ``J_d``).
-    tip : ndarray (3,)
-        Centreline position at ``s = L`` at ``t_n`` [m].
-    com : ndarray (3,)
-        Weighted mean of the node positions [m].
-    newton_its : int
-        Newton iterations of the step ``n -> n+1`` (maximum over the nodes).
-    """
-
-    t: float
-    H: float
-    kinetic: float
-    strain_energy: float
-    Jd: np.ndarray
-    J_lead: np.ndarray
-    J_mid: np.ndarray
-    tip: np.ndarray
-    com: np.ndarray
-    newton_its: int
-
-    def row(self) -> dict[str, float]:
-        """CSV row with the fxrod column names: ``Jd_1..6`` (angular then linear),
-        ``J_1..3``/``p_1..3`` (leading-term angular/linear momentum), ``Jmid_1..6``,
-        ``tip_1..3``, ``com_1..3``, ``t``, ``H``, ``kinetic``, ``strain_energy``,
-        ``newton_its``."""
-        r: dict[str, float] = {"t": self.t, "H": self.H, "kinetic": self.kinetic,
-                               "strain_energy": self.strain_energy,
-                               "newton_its": self.newton_its}
-        for k in range(6):
-            r[f"Jd_{k + 1}"] = float(self.Jd[k])
-            r[f"Jmid_{k + 1}"] = float(self.J_mid[k])
-        for k in range(3):
-            r[f"J_{k + 1}"] = float(self.J_lead[k])
-            r[f"p_{k + 1}"] = float(self.J_lead[3 + k])
-            r[f"tip_{k + 1}"] = float(self.tip[k])
-            r[f"com_{k + 1}"] = float(self.com[k])
-        return r
+def _row(*, t: float, kinetic: float, strain_energy: float, H: float, Jd: np.ndarray,
+         J_lead: np.ndarray, J_mid: np.ndarray, tip: np.ndarray, com: np.ndarray,
+         newton_its: int) -> dict[str, float]:
+    """The history row of one level (columns as documented in :meth:`HamelBeam.step`)."""
+    row: dict[str, float] = {"t": t, "kinetic": kinetic, "strain_energy": strain_energy,
+                             "H": H}
+    row |= {f"Jd_{k + 1}": float(Jd[k]) for k in range(6)}
+    row |= {f"J_{k + 1}": float(J_lead[k]) for k in range(3)}
+    row |= {f"p_{k + 1}": float(J_lead[3 + k]) for k in range(3)}
+    row |= {f"Jmid_{k + 1}": float(J_mid[k]) for k in range(6)}
+    row |= {f"tip_{k + 1}": float(tip[k]) for k in range(3)}
+    row |= {f"com_{k + 1}": float(com[k]) for k in range(3)}
+    row["newton_its"] = newton_its
+    return row
 
 
 class HamelBeam:
@@ -146,13 +127,14 @@ class HamelBeam:
 
     Parameters
     ----------
-    section : Section
-        Diagonal inertia ``K`` and stiffness ``P`` (see :class:`fxrod.hamel.Section`).
+    section : HamelSection
+        Diagonal inertia ``K`` and stiffness ``P``.
     length : float
-        Beam length L [m]; the lattice spacing is ``dh = L / (n_nodes - 1)``.
-    n_nodes : int
-        Number of nodes (cross-sections), >= 2.
-    dt : float
+        Beam length L [m]; the lattice spacing is ``dh = L / n_elements``.
+    n_elements : int
+        Number of intervals between the ``n_nodes = n_elements + 1`` nodes (cross-sections),
+        >= 1.
+    h : float
         Time step [s].
     velocity0 : array (6,) or (n_nodes, 6), or callable, optional
         Initial convective velocities ``zeta_j(0) = (omega, pi)`` [rad/s, m/s] in the body
@@ -164,47 +146,63 @@ class HamelBeam:
     ends : (str, str)
         Boundary kind at ``s = 0`` and ``s = L``: ``"free"`` (9) or ``"clamped"``.
     weights : {"uniform", "trapezoid"}
-        Node weights ``w_j`` of the kinetic term: ``dh`` everywhere (the seed's choice, spec
-        A.7 numbers) or ``dh/2`` at the two end nodes.
+        Node weights ``w_j`` of the kinetic term: ``dh`` everywhere (the choice of the HFVI
+        momentum paper, theory §H7 numbers) or ``dh/2`` at the two end nodes.
     strain_update : {"configuration", "compatibility"}
         ``Y^{n+1}`` from ``log(g_j^-1 g_{j+1})`` (default; keeps ``exp Y = g_j^-1 g_{j+1}``
         to round-off, which the exact telescoping of ``J_d`` needs) or from the discrete
         compatibility condition (10), ``log(exp(-X_j) exp(Y) exp(X_{j+1}))`` (the "Hamel form";
         equal in exact arithmetic, round-off then accumulates between ``Y`` and ``g``).
-    rtol : float
-        Node-wise solve tolerance on the Newton update relative to ``|X_j|`` (spec A.4).
-    max_iter : int
-        Maximum Newton iterations per step.
+    settings : SolverSettings, optional
+        Node-wise Newton solves: ``stol`` (tolerance on the update relative to ``|X_j|``, in
+        ``(0, 1e-6]``) and ``max_it`` (iterations per step) are used; default
+        :func:`default_settings` (round-off, theory §H4).
     cfl : {"raise", "warn"}
-        What to do when ``dt`` exceeds :func:`critical_time_step`: raise a
+        What to do when ``h`` exceeds :func:`critical_time_step`: raise a
         :class:`~fxrod.errors.ParameterError` or emit a ``RuntimeWarning``.
+
+    Attributes
+    ----------
+    h : float
+        Time step [s].
+    h_critical : float
+        Stability limit :func:`critical_time_step` of the lattice [s].
+    n_elements, n_nodes : int
+        Number of intervals and of nodes (``n_elements + 1``).
+    dh : float
+        Lattice spacing [m].
+    s : ndarray (n_nodes,)
+        Arc lengths of the nodes [m].
     """
 
     def __init__(
         self,
-        section: Section,
+        section: HamelSection,
         length: float,
-        n_nodes: int,
-        dt: float,
+        n_elements: int,
+        h: float,
         velocity0: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
         *,
         config0: np.ndarray | None = None,
         ends: tuple[_EndKind, _EndKind] = ("free", "free"),
         weights: Literal["uniform", "trapezoid"] = "uniform",
         strain_update: Literal["configuration", "compatibility"] = "configuration",
-        rtol: float = 4e-16,
-        max_iter: int = 30,
+        settings: SolverSettings | None = None,
         cfl: Literal["raise", "warn"] = "raise",
     ) -> None:
-        if not isinstance(section, Section):
-            raise ParameterError("section", section, "a fxrod.hamel.Section")
+        if not isinstance(section, HamelSection):
+            raise ParameterError("section", section, "a fxrod.hamel.HamelSection")
         self.section = section
         self.length = check_positive("length", length)
-        self.n_nodes = check_int_min("n_nodes", n_nodes, 2)
-        self.dt = check_positive("dt", dt)
-        self.dh = check_positive("dh", self.length / (self.n_nodes - 1))
-        self.rtol = check_range("rtol", rtol, 0.0, 1e-6, lo_open=True)
-        self.max_iter = check_int_min("max_iter", max_iter, 1)
+        self.n_elements = check_int_min("n_elements", n_elements, 1)
+        self.n_nodes = self.n_elements + 1
+        self.h = check_positive("h", h)
+        self.dh = check_positive("dh", self.length / self.n_elements)
+        settings = default_settings() if settings is None else settings
+        if not isinstance(settings, SolverSettings):
+            raise ParameterError("settings", settings, "a fxrod.settings.SolverSettings")
+        check_range("stol", settings.stol, 0.0, 1e-6, lo_open=True)
+        self.settings = settings
         if weights not in ("uniform", "trapezoid"):
             raise ParameterError("weights", weights, "'uniform' or 'trapezoid'")
         if strain_update not in ("configuration", "compatibility"):
@@ -229,16 +227,16 @@ class HamelBeam:
         self.free[0] &= self.ends[0] == "free"
         self.free[-1] &= self.ends[1] == "free"
         if not np.any(self.free):
-            raise ParameterError("ends", ends, "at least one free node (n_nodes = 2 with two "
-                                 "clamped ends leaves nothing to move)")
+            raise ParameterError("ends", ends, "at least one free node (n_elements = 1 with "
+                                 "two clamped ends leaves nothing to move)")
 
-        self.dt_critical = critical_time_step(section, self.dh)
-        if self.dt > self.dt_critical:
-            limit = (f"the CFL-like limit dt_crit = {self.dt_critical:.6g} s for dh = "
-                     f"{self.dh:.4g} m (spec A.4)")
+        self.h_critical = critical_time_step(section, self.dh)
+        if self.h > self.h_critical:
+            limit = (f"the CFL-like limit h_crit = {self.h_critical:.6g} s for dh = "
+                     f"{self.dh:.4g} m (theory §H4)")
             if cfl == "raise":
-                raise ParameterError("dt", self.dt, f"<= {limit}; cfl='warn' overrides")
-            warnings.warn(f"dt = {self.dt:g} s exceeds {limit}; the run may blow up",
+                raise ParameterError("h", self.h, f"<= {limit}; cfl='warn' overrides")
+            warnings.warn(f"h = {self.h:g} s exceeds {limit}; the run may blow up",
                           RuntimeWarning, stacklevel=2)
 
         self._R, self._phi = self._initial_configuration(config0)
@@ -248,7 +246,7 @@ class HamelBeam:
         self.n = 0
         self._Y = self._strain_logs(self._R, self._phi)
         self._check_strain_angles()
-        self._p_prev = K * zeta0  # T(-X^{n-1/2})^T K zeta^{n-1/2}; at n = 0 K zeta(0) (A.4.4)
+        self._p_prev = K * zeta0  # T(-X^{n-1/2})^T K zeta^{n-1/2}; at n = 0 K zeta(0) (§H4.4)
         self._zeta = zeta0
         self._T_prev = mom.kinetic_energy(zeta0, K, 1.0, self.w)
         self._setup_dolfinx()
@@ -257,7 +255,8 @@ class HamelBeam:
     # -----------------------------------------------------------------------------------------
     # construction helpers
     # -----------------------------------------------------------------------------------------
-    def _initial_configuration(self, config0) -> tuple[np.ndarray, np.ndarray]:
+    def _initial_configuration(self, config0: np.ndarray | None
+                               ) -> tuple[np.ndarray, np.ndarray]:
         n = self.n_nodes
         if config0 is None:
             R = np.broadcast_to(np.eye(3), (n, 3, 3)).copy()
@@ -286,7 +285,9 @@ class HamelBeam:
         U, _, Vt = np.linalg.svd(R)
         return U @ Vt, g[:, :3, 3].copy()
 
-    def _initial_velocity(self, velocity0) -> np.ndarray:
+    def _initial_velocity(
+        self, velocity0: np.ndarray | Callable[[np.ndarray], np.ndarray] | None
+    ) -> np.ndarray:
         n = self.n_nodes
         allowed = f"a (6,) or ({n}, 6) array of finite numbers, or a callable s -> ({n}, 6)"
         if velocity0 is None:
@@ -308,7 +309,7 @@ class HamelBeam:
         import dolfinx
         from mpi4py import MPI
 
-        self.mesh = dolfinx.mesh.create_interval(MPI.COMM_SELF, self.n_nodes - 1,
+        self.mesh = dolfinx.mesh.create_interval(MPI.COMM_SELF, self.n_elements,
                                                  [0.0, self.length])
         fs = dolfinx.fem.functionspace
         V3 = fs(self.mesh, ("Lagrange", 1, (3,)))
@@ -328,7 +329,7 @@ class HamelBeam:
         self._node_dof = np.empty(self.n_nodes, dtype=np.int64)
         self._node_dof[np.rint(x / self.dh).astype(np.int64)] = np.arange(x.size)
         xc = W6.tabulate_dof_coordinates()[:, 0]
-        self._cell_dof = np.empty(self.n_nodes - 1, dtype=np.int64)
+        self._cell_dof = np.empty(self.n_elements, dtype=np.int64)
         self._cell_dof[np.rint(xc / self.dh - 0.5).astype(np.int64)] = np.arange(xc.size)
 
     def _publish(self) -> None:
@@ -344,8 +345,8 @@ class HamelBeam:
     # -----------------------------------------------------------------------------------------
     @property
     def t(self) -> float:
-        """Current time ``t_n = n dt`` [s]."""
-        return self.n * self.dt
+        """Current time ``t_n = n h`` [s]."""
+        return self.n * self.h
 
     @property
     def positions(self) -> np.ndarray:
@@ -368,7 +369,7 @@ class HamelBeam:
 
     @property
     def strains(self) -> np.ndarray:
-        """Discrete strains ``gamma_{j+1/2}^n = Y/dh - eps`` (n_nodes - 1, 6)."""
+        """Discrete strains ``gamma_{j+1/2}^n = Y/dh - eps`` (n_elements, 6)."""
         return self._Y / self.dh - EPS_REF
 
     # -----------------------------------------------------------------------------------------
@@ -383,7 +384,7 @@ class HamelBeam:
         th = np.linalg.norm(self._Y[:, :3], axis=1)
         if np.any(th > 0.9 * math.pi):
             raise ConvergenceError(
-                self.t, self.dt, "relative rotation between neighbouring sections reached "
+                self.t, self.h, "relative rotation between neighbouring sections reached "
                 f"{th.max():.3g} rad (> 0.9 pi): the lattice cannot resolve the curvature",
             )
 
@@ -406,19 +407,27 @@ class HamelBeam:
         return mom.strain_energy(self.strains, self.section.P, self.dh)
 
     def _solve(self, b: np.ndarray) -> tuple[np.ndarray, int]:
-        """Batched Newton for ``T(X)^T K X = b`` at the free nodes (spec A.4).
+        """Batched Newton for ``T(X)^T K X = b`` at the free nodes (theory §H4).
 
         Start ``X = K^-1 b``. The Jacobian is ``d/dX [T(X)^T K X]`` with
         ``T^T = I - ad^T/2 + (ad^T)^2/12 + O(|X|^4)`` (the ``ad^3`` term vanishes), so the
         iteration is quadratic until round-off: 3 iterations per step in example 2, the last
-        one confirming. Converged when ``|dX| <= rtol |X|`` node-wise; a node whose update
-        stops shrinking below ``1e3 rtol |X|`` has reached round-off and is accepted.
+        one confirming. Converged when ``|dX| <= stol |X|`` node-wise; a node whose update
+        stops shrinking below ``1e3 stol |X|`` has reached round-off and is accepted.
+
+        Raises
+        ------
+        fxrod.errors.ConvergenceError
+            With the SNES reason names ``DIVERGED_FNORM_NAN`` (non-finite update) or
+            ``DIVERGED_MAX_IT`` (``max_it`` iterations of the settings).
         """
         K = self.section.K
+        stol, max_it = self.settings.stol, self.settings.max_it
         X = b / K
         idx = np.flatnonzero(self.free)
         prev = np.full(idx.size, np.inf)
-        for it in range(1, self.max_iter + 1):
+        reason = PETSc.SNES.ConvergedReason.DIVERGED_MAX_IT
+        for it in range(1, max_it + 1):
             Xa = X[idx]
             A = ad(Xa)
             At = np.swapaxes(A, 1, 2)
@@ -431,58 +440,74 @@ class HamelBeam:
                  + (_coad_matrix(mu1) + At @ CKX + At @ AtK) / 12.0)
             dX = np.linalg.solve(J, (b[idx] - F)[..., None])[..., 0]
             if not np.all(np.isfinite(dX)):
+                reason = PETSc.SNES.ConvergedReason.DIVERGED_FNORM_NAN
                 break
             X[idx] += dX
             nd = np.linalg.norm(dX, axis=1)
             nx = np.linalg.norm(X[idx], axis=1)
-            done = (nd <= self.rtol * nx) | ((nd >= 0.5 * prev) & (nd <= 1e3 * self.rtol * nx))
+            done = (nd <= stol * nx) | ((nd >= 0.5 * prev) & (nd <= 1e3 * stol * nx))
             if np.all(done):
                 X[~self.free] = 0.0
                 return X, it
             keep = ~done
             idx, prev = idx[keep], nd[keep]
-        hint = (f"; dt exceeds the CFL-like limit {self.dt_critical:.3g} s"
-                if self.dt > self.dt_critical else "")
+        hint = (f"; h exceeds the CFL-like limit {self.h_critical:.3g} s"
+                if self.h > self.h_critical else "")
         raise ConvergenceError(
-            self.t, self.dt, "node-wise Newton did not converge",
-            f"{idx.size} node(s) left after {self.max_iter} iterations, e.g. node "
+            self.t, self.h, snes_reason_name(reason),
+            f"node-wise Newton: {idx.size} node(s) left after {it} iterations, e.g. node "
             f"{idx[:1].tolist()} with |X| = {np.linalg.norm(X[idx[:1]]):.3g}{hint}",
         )
 
-    def step(self) -> StepRecord:
+    def step(self) -> dict[str, float]:
         """Advance ``n -> n+1``; return the diagnostics at level ``n`` (time ``t_n``).
+
+        Returns
+        -------
+        dict of str to float
+            The row of level ``n`` for a :class:`fxrod.history.History`, in this column
+            order:
+
+            * ``t``: time ``t_n`` [s];
+            * ``kinetic``, ``strain_energy``: ``(T^{n-1/2} + T^{n+1/2})/2`` and ``V^n`` [J];
+            * ``H``: their sum, the discrete energy [J];
+            * ``Jd_1`` .. ``Jd_6``: the exactly conserved discrete momentum ``J_d`` (angular
+              [kg m^2/s] about the origin, then linear [kg m/s]);
+            * ``J_1`` .. ``J_3``, ``p_1`` .. ``p_3``: its leading term at ``g^n`` (angular,
+              linear; O(h) accurate);
+            * ``Jmid_1`` .. ``Jmid_6``: the leading term at the mid-frames
+              ``g^n exp(X/2)`` (O(h^2) from ``J_d``);
+            * ``tip_1`` .. ``tip_3``: centreline position at ``s = L`` [m];
+            * ``com_1`` .. ``com_3``: weighted mean of the node positions [m];
+            * ``newton_its``: Newton iterations of the step (maximum over the nodes).
 
         Raises
         ------
         fxrod.errors.ConvergenceError
-            If a node-wise solve fails, a rotation per step reaches pi, or the neighbour
-            rotation exceeds 0.9 pi.
+            If a node-wise solve fails, a rotation per step reaches pi, the neighbour
+            rotation exceeds 0.9 pi or the new state is not finite.
         """
-        K, dt, w = self.section.K, self.dt, self.w
+        K, h, w = self.section.K, self.h, self.w
+        t = self.t
         F, V = self.internal_forces(), self.strain_energy()
-        b = dt * self._p_prev + (dt * dt / w)[:, None] * F  # (A.4.2)
+        b = h * self._p_prev + (h * h / w)[:, None] * F  # (§H4.2)
         X, its = self._solve(b)
         if np.any(np.linalg.norm(X[:, :3], axis=1) >= math.pi):
-            raise ConvergenceError(self.t, dt, "rotation per step reached pi",
-                                   "reduce dt (exp/log and T(X) are not unique there)")
+            raise ConvergenceError(t, h, "rotation per step reached pi",
+                                   "reduce h (exp/log and T(X) are not unique there)")
 
         R, phi = self._R, self._phi
-        T_next = mom.kinetic_energy(X, K, dt, w)
+        T_next = mom.kinetic_energy(X, K, h, w)
         kin = 0.5 * (self._T_prev + T_next)
-        rec = StepRecord(
-            t=self.t,
-            H=kin + V,
-            kinetic=kin,
-            strain_energy=V,
-            Jd=mom.discrete_momentum(R, phi, X, K, dt, w),
-            J_lead=mom.leading_momentum(R, phi, X, K, dt, w),
-            J_mid=mom.midframe_momentum(R, phi, X, K, dt, w),
-            tip=phi[-1].copy(),
-            com=(w @ phi) / w.sum(),
-            newton_its=its,
+        row = _row(
+            t=t, kinetic=kin, strain_energy=V, H=kin + V,
+            Jd=mom.discrete_momentum(R, phi, X, K, h, w),
+            J_lead=mom.leading_momentum(R, phi, X, K, h, w),
+            J_mid=mom.midframe_momentum(R, phi, X, K, h, w),
+            tip=phi[-1], com=(w @ phi) / w.sum(), newton_its=its,
         )
 
-        # g^{n+1} = g^n exp(X)   (A.4.3)
+        # g^{n+1} = g^n exp(X)   (§H4.3)
         Rx, px = exp_Rp(X)
         self._phi = phi + np.einsum("kij,kj->ki", R, px)
         self._R = R @ Rx
@@ -496,15 +521,15 @@ class HamelBeam:
             Rc = Rlt @ Ry @ Rr
             pc = np.einsum("kij,kj->ki", Rlt, np.einsum("kij,kj->ki", Ry, pr) + py - pl)
             self._Y = log_Rp(Rc, pc)
-        self._p_prev = mom.transported_momentum(X, K, dt)
-        self._zeta = X / dt
+        self._p_prev = mom.transported_momentum(X, K, h)
+        self._zeta = X / h
         self._T_prev = T_next
         self.n += 1
         if not (np.all(np.isfinite(self._phi)) and np.all(np.isfinite(self._Y))):
-            raise ConvergenceError(rec.t, dt, "non-finite state")
+            raise ConvergenceError(t, h, "non-finite solution")
         self._check_strain_angles()
         self._publish()
-        return rec
+        return row
 
     def compatibility_residual(self) -> float:
         """``max |log(g_j^-1 g_{j+1}) - Y_{j+1/2}|``: zero to round-off for the configuration

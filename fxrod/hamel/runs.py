@@ -1,5 +1,6 @@
-"""Drivers for the Hamel lattice: time loop with recorded diagnostics, the seed's example 2,
-and a plain free-beam run returning the tip trajectory (for cross-formulation checks)."""
+"""Drivers for the Hamel lattice: the time loop recording a :class:`fxrod.history.History`,
+Example 2 of the HFVI momentum paper (theory §H7), and a plain free-beam run returning the
+tip trajectory (for cross-formulation checks)."""
 
 from __future__ import annotations
 
@@ -10,102 +11,132 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxrod.errors import ParameterError, check_int_min, check_positive
-from fxrod.hamel.lattice import HamelBeam, StepRecord
-from fxrod.hamel.section import Section
+from fxrod.hamel.lattice import HamelBeam
+from fxrod.hamel.section import HamelSection
+from fxrod.history import History
 
-__all__ = ["History", "run", "run_free_beam", "seed_example2", "seed_example2_velocity"]
+__all__ = ["VECTORS", "Frames", "example2", "example2_velocity", "run", "run_free_beam",
+           "series"]
+
+#: Vector quantities of the rows of :meth:`HamelBeam.step`: name -> its columns.
+VECTORS: dict[str, tuple[str, ...]] = {
+    "Jd": tuple(f"Jd_{k}" for k in range(1, 7)),
+    "J_lead": ("J_1", "J_2", "J_3", "p_1", "p_2", "p_3"),
+    "J_mid": tuple(f"Jmid_{k}" for k in range(1, 7)),
+    "tip": ("tip_1", "tip_2", "tip_3"),
+    "com": ("com_1", "com_2", "com_3"),
+}
+
+
+def series(history: History, name: str) -> np.ndarray:
+    """A quantity of a Hamel history over its rows.
+
+    Parameters
+    ----------
+    history : History
+        Rows recorded by :func:`run` (see :meth:`HamelBeam.step` for the columns).
+    name : str
+        A vector of :data:`VECTORS` -- ``"Jd"`` (exact discrete momentum), ``"J_lead"``
+        (leading term), ``"J_mid"`` (mid-frame momentum), all (angular [kg m^2/s], linear
+        [kg m/s]); ``"tip"``, ``"com"`` [m] -- or any column name.
+
+    Returns
+    -------
+    ndarray
+        ``(len(history), k)`` for a vector of ``k`` components, ``(len(history),)`` for a
+        column.
+    """
+    if name in VECTORS:
+        return np.column_stack([history.column(c) for c in VECTORS[name]])
+    return history.column(name)
 
 
 @dataclass
-class History:
-    """Recorded diagnostics (one entry per recorded level ``n``), see :class:`StepRecord`.
+class Frames:
+    """Centreline snapshots taken by :func:`run` every ``every`` steps and after the last.
 
-    Arrays are stacked over the records (``Jd (m, 6)``, ``tip (m, 3)``, ...).
-    ``frames``/``frame_rotations``/``frame_times`` hold centreline snapshots (n_nodes, 3) [m]
-    and rotations (n_nodes, 3, 3) when requested; ``final_positions`` is the centreline
-    after the last step (time ``t_final``).
+    Attributes
+    ----------
+    every : int
+        Steps between snapshots (>= 1).
+    t : list of float
+        Snapshot times [s].
+    positions : list of ndarray (n_nodes, 3)
+        Node positions [m].
+    rotations : list of ndarray (n_nodes, 3, 3)
+        Node rotations.
     """
 
-    records: list[StepRecord]
-    t_final: float
-    final_positions: np.ndarray
-    frames: list[np.ndarray] = field(default_factory=list)
-    frame_rotations: list[np.ndarray] = field(default_factory=list)
-    frame_times: list[float] = field(default_factory=list)
+    every: int
+    t: list[float] = field(default_factory=list)
+    positions: list[np.ndarray] = field(default_factory=list)
+    rotations: list[np.ndarray] = field(default_factory=list)
 
-    def _col(self, name: str) -> np.ndarray:
-        return np.array([getattr(r, name) for r in self.records])
+    def __post_init__(self) -> None:
+        self.every = check_int_min("every", self.every, 1)
 
-    t = property(lambda self: self._col("t"), doc="times t_n [s]")
-    H = property(lambda self: self._col("H"), doc="discrete energy [J]")
-    kinetic = property(lambda self: self._col("kinetic"), doc="kinetic energy [J]")
-    strain_energy = property(lambda self: self._col("strain_energy"), doc="strain energy [J]")
-    Jd = property(lambda self: self._col("Jd"), doc="exact discrete momentum (m, 6)")
-    J_lead = property(lambda self: self._col("J_lead"), doc="leading-term momentum (m, 6)")
-    J_mid = property(lambda self: self._col("J_mid"), doc="mid-frame momentum (m, 6)")
-    tip = property(lambda self: self._col("tip"), doc="tip position (m, 3) [m]")
-    com = property(lambda self: self._col("com"), doc="weighted node mean (m, 3) [m]")
-    newton_its = property(lambda self: self._col("newton_its"), doc="Newton iterations")
-
-    def rows(self) -> list[dict[str, float]]:
-        """CSV rows (see :meth:`StepRecord.row`)."""
-        return [r.row() for r in self.records]
+    def take(self, beam: HamelBeam) -> None:
+        """Store the current state of ``beam``."""
+        self.t.append(beam.t)
+        self.positions.append(beam.positions)
+        self.rotations.append(beam.rotations)
 
 
 def run(
     beam: HamelBeam,
     n_steps: int,
-    every: int = 1,
-    frames_every: int | None = None,
-    callback: Callable[[StepRecord], None] | None = None,
+    record_every: int = 1,
+    *,
+    history: History | None = None,
+    frames: Frames | None = None,
+    callback: Callable[[dict[str, float]], None] | None = None,
 ) -> History:
-    """Advance ``beam`` by ``n_steps`` steps, recording every ``every``-th level.
+    """Advance ``beam`` by ``n_steps`` steps, recording every ``record_every``-th level.
 
     Parameters
     ----------
     beam : HamelBeam
-        The lattice (advanced in place).
+        The lattice (advanced in place; its final state is ``beam.t``, ``beam.positions``).
     n_steps : int
         Number of steps (>= 1); levels ``n .. n + n_steps - 1`` are diagnosed.
-    every : int
-        Record every ``every``-th level.
-    frames_every : int, optional
-        Also store the centreline every ``frames_every`` steps (and at the end).
+    record_every : int
+        Record every ``record_every``-th level.
+    history : History, optional
+        Rows are appended to it (default: a new one); see :meth:`HamelBeam.step` for the
+        columns.
+    frames : Frames, optional
+        Filled with centreline snapshots every ``frames.every`` steps (and at the end).
     callback : callable, optional
-        Called with every recorded :class:`StepRecord` (e.g. to write a CSV row).
+        Called with every recorded row (e.g. to write a CSV row).
+
+    Returns
+    -------
+    History
+        ``history`` with the recorded rows.
     """
     n_steps = check_int_min("n_steps", n_steps, 1)
-    every = check_int_min("every", every, 1)
-    if frames_every is not None:
-        frames_every = check_int_min("frames_every", frames_every, 1)
-    h = History(records=[], t_final=beam.t, final_positions=beam.positions)
-
-    def snapshot() -> None:
-        h.frames.append(beam.positions)
-        h.frame_rotations.append(beam.rotations)
-        h.frame_times.append(beam.t)
-
+    record_every = check_int_min("record_every", record_every, 1)
+    hist = History() if history is None else history
     for k in range(n_steps):
-        if frames_every is not None and k % frames_every == 0:
-            snapshot()
-        rec = beam.step()
-        if k % every == 0:
-            h.records.append(rec)
+        if frames is not None and k % frames.every == 0:
+            frames.take(beam)
+        row = beam.step()
+        if k % record_every == 0:
+            hist.append(row)
             if callback is not None:
-                callback(rec)
-    if frames_every is not None:
-        snapshot()
-    h.t_final, h.final_positions = beam.t, beam.positions
-    return h
+                callback(row)
+    if frames is not None:
+        frames.take(beam)
+    return hist
 
 
-def seed_example2_velocity(n_nodes: int = 10) -> np.ndarray:
-    """Initial convective velocities of the seed's example 2 (spec A.7), shape (n_nodes, 6).
+def example2_velocity(n_elements: int = 9) -> np.ndarray:
+    """Initial convective velocities of Example 2 (theory §H7), shape (n_elements + 1, 6).
 
     ``omega = (0.1, 1, 0.2)`` rad/s on all sections, ``pi_1 = 2`` m/s on sections 5 and 6,
     ``pi_2 = 3`` m/s on sections 2 and 3 (1-based), ``pi_3 = 0``.
     """
-    n = check_int_min("n_nodes", n_nodes, 6)
+    n = check_int_min("n_elements", n_elements, 5) + 1
     z = np.zeros((n, 6))
     z[:, :3] = (0.1, 1.0, 0.2)
     z[[4, 5], 3] = 2.0
@@ -113,23 +144,24 @@ def seed_example2_velocity(n_nodes: int = 10) -> np.ndarray:
     return z
 
 
-def seed_example2(dt: float = 1e-4, n_nodes: int = 10, **kwargs) -> HamelBeam:
-    """The seed's example 2: free beam, l = 1 m, square a = 0.1 m, rho = 1000 kg/m^3,
-    E = 1e7 Pa, nu = 0.35 (K, P as spec A.6), 10 nodes, initial velocities
-    :func:`seed_example2_velocity`. Extra keywords go to :class:`HamelBeam`."""
-    section = Section.square(0.1, E=1e7, nu=0.35, rho=1000.0)
-    return HamelBeam(section, 1.0, n_nodes, dt, seed_example2_velocity(n_nodes), **kwargs)
+def example2(h: float = 1e-4, n_elements: int = 9, **kwargs) -> HamelBeam:
+    """Example 2 of the HFVI momentum paper (theory §H7): free beam, l = 1 m, square
+    a = 0.1 m, rho = 1000 kg/m^3, E = 1e7 Pa, nu = 0.35 (K, P as theory §H6), 9 elements
+    (10 nodes), initial velocities :func:`example2_velocity`, time step ``h`` [s]. Extra
+    keywords go to :class:`HamelBeam`."""
+    section = HamelSection.square(0.1, E=1e7, nu=0.35, rho=1000.0)
+    return HamelBeam(section, 1.0, n_elements, h, example2_velocity(n_elements), **kwargs)
 
 
 def run_free_beam(
     K: np.ndarray,
     P: np.ndarray,
     length: float,
-    n_nodes: int,
-    dt: float,
+    n_elements: int,
+    h: float,
     t_end: float,
     velocity0: np.ndarray | Callable[[np.ndarray], np.ndarray],
-    every: int = 1,
+    record_every: int = 1,
     **kwargs,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Free-free beam, straight along E2, from convective velocities; tip trajectory.
@@ -137,20 +169,20 @@ def run_free_beam(
     Parameters
     ----------
     K, P : array (6,)
-        Diagonal section inertia and stiffness (see :class:`Section`).
+        Diagonal section inertia and stiffness (see :class:`HamelSection`).
     length : float
         Beam length [m].
-    n_nodes : int
-        Lattice nodes (``dh = length/(n_nodes - 1)``).
-    dt : float
+    n_elements : int
+        Lattice intervals (``dh = length / n_elements``).
+    h : float
         Time step [s]; ``t_end`` must be a multiple of it.
     t_end : float
         Final time [s].
     velocity0 : array or callable
         Initial convective velocities ``(omega, pi)`` (see :class:`HamelBeam`); a callable
         ``s -> (n, 6)`` makes resolution studies consistent.
-    every : int
-        Keep every ``every``-th time (the final time is always kept).
+    record_every : int
+        Keep every ``record_every``-th time (the final time is always kept).
     **kwargs
         Passed to :class:`HamelBeam` (``weights``, ``ends``, ...).
 
@@ -161,13 +193,13 @@ def run_free_beam(
     tip : ndarray (m, 3)
         Centreline position at ``s = length`` [m].
     """
-    dt = check_positive("dt", dt)
+    h = check_positive("h", h)
     t_end = check_positive("t_end", t_end)
-    n_steps = int(round(t_end / dt))
-    if n_steps < 1 or not math.isclose(n_steps * dt, t_end, rel_tol=1e-9):
-        raise ParameterError("t_end", t_end, f"a positive multiple of dt = {dt:g}")
-    beam = HamelBeam(Section(K, P), length, n_nodes, dt, velocity0, **kwargs)
-    h = run(beam, n_steps, every=every)
-    t = np.append(h.t, h.t_final)
-    tip = np.vstack([h.tip, h.final_positions[-1]])
+    n_steps = int(round(t_end / h))
+    if n_steps < 1 or not math.isclose(n_steps * h, t_end, rel_tol=1e-9):
+        raise ParameterError("t_end", t_end, f"a positive multiple of h = {h:g}")
+    beam = HamelBeam(HamelSection(K, P), length, n_elements, h, velocity0, **kwargs)
+    hist = run(beam, n_steps, record_every=record_every)
+    t = np.append(hist.column("t"), beam.t)
+    tip = np.vstack([series(hist, "tip"), beam.positions[-1]])
     return t, tip

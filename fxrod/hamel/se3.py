@@ -1,4 +1,4 @@
-"""SE(3) utilities with the conventions of the Hamel method note (``spec/hamel.md`` A.1).
+"""SE(3) utilities with the conventions of the Hamel method note (theory §H1).
 
 Lie-algebra elements are 6-vectors ``xi = (omega, v)``, **angular first, linear second**;
 group elements are 4x4 homogeneous matrices ``g = [[Lambda, phi], [0, 1]]``. Every function
@@ -10,7 +10,7 @@ is vectorised over leading axes (``xi`` of shape ``(..., 6)``, ``g`` of shape ``
   ``Ad_star(g) = Ad(g).T``; ``Ad_star(inverse(g)) @ mu`` maps a body momentum to the spatial
   momentum about the origin.
 * ``exp``/``log`` use Rodrigues' formula; the SO(3) angle is taken with ``atan2`` and the
-  cancelling coefficients are evaluated by Taylor series for small angles (A.8: an ``arccos``
+  cancelling coefficients are evaluated by Taylor series for small angles (theory §H8: an ``arccos``
   log loses about sqrt(eps) and breaks the exact telescoping of the discrete momentum).
 * ``dexp_X = sum_k ad_X^k/(k+1)!`` (``d/de exp(X + eY)|_0 = dexp_X(Y) exp(X)``) and
   ``T(X) = dexp_inv(X) = sum_k B_k/k! ad_X^k`` in closed block form, valid for rotation angles
@@ -212,7 +212,7 @@ def exp(xi: np.ndarray) -> np.ndarray:
 
 
 def log_so3(R: np.ndarray) -> np.ndarray:
-    """Rotation vector of ``R`` with angle in ``[0, pi]`` (atan2 form, spec A.1/A.8).
+    """Rotation vector of ``R`` with angle in ``[0, pi]`` (atan2 form, theory §H1, §H8).
 
     Near ``pi`` (``cos theta < -0.5``) the axis is taken from the symmetric part of ``R``,
     where the skew part ``sin(theta) n`` has lost its relative accuracy.

@@ -1,4 +1,4 @@
-"""Section constants ``K`` (inertia) and ``P`` (stiffness) of the Hamel beam (spec A.6).
+"""Section constants ``K`` (inertia) and ``P`` (stiffness) of the Hamel beam (theory §H6).
 
 Beam axis along ``E2``; the diagonal matrices act on convective 6-vectors ordered
 (angular, linear) = (about E1, about E2 = torsion, about E3; shear E1, extension E2, shear E3):
@@ -20,7 +20,7 @@ import numpy as np
 
 from fxrod.errors import ParameterError, check_positive, check_range, check_vector
 
-__all__ = ["Section", "saint_venant_square"]
+__all__ = ["HamelSection", "saint_venant_square"]
 
 
 def saint_venant_square(side: float) -> float:
@@ -34,8 +34,11 @@ def saint_venant_square(side: float) -> float:
 
 
 @dataclass(frozen=True)
-class Section:
-    """Diagonals of the constant section matrices of the Hamel beam.
+class HamelSection:
+    """Diagonals of the constant section matrices ``K``, ``P`` of the Hamel beam.
+
+    Not to be confused with :class:`fxrod.rod.Section` (the Cosserat rod's section
+    constants); :meth:`square` and :meth:`circle` build it from geometry and material.
 
     Parameters
     ----------
@@ -70,8 +73,8 @@ class Section:
         rho: float,
         shear_factor: float = 5.0 / 6.0,
         torsion: Literal["polar", "saint-venant"] | float = "polar",
-    ) -> Section:
-        """Square section of side ``side`` [m] (spec A.6).
+    ) -> HamelSection:
+        """Square section of side ``side`` [m] (theory §H6).
 
         Parameters
         ----------
@@ -87,8 +90,8 @@ class Section:
             Shear correction factor k (default 5/6; Cowper's 10(1+nu)/(12+11nu) is the
             common alternative).
         torsion : "polar", "saint-venant" or float
-            Torsion constant Jt: the polar moment a^4/6 (default, as in the spec's reference
-            numbers), the Saint-Venant value ~0.1406 a^4, or a value [m^4].
+            Torsion constant Jt: the polar moment a^4/6 (default, as in the reference numbers
+            of theory §H7), the Saint-Venant value ~0.1406 a^4, or a value [m^4].
         """
         a = check_positive("side", side)
         I1 = a**4 / 12.0
@@ -110,7 +113,7 @@ class Section:
         nu: float,
         rho: float,
         shear_factor: float | None = None,
-    ) -> Section:
+    ) -> HamelSection:
         """Solid circular section of radius ``radius`` [m]; torsion constant pi r^4/2 (exact).
 
         ``shear_factor`` defaults to Cowper's 6(1+nu)/(7+6nu).
@@ -122,7 +125,7 @@ class Section:
         return cls._build(math.pi * r * r, I1, I1, 2.0 * I1, E, nu, rho, k)
 
     @classmethod
-    def _build(cls, A, I1, I3, Jt, E, nu, rho, k) -> Section:
+    def _build(cls, A, I1, I3, Jt, E, nu, rho, k) -> HamelSection:
         E = check_positive("E", E)
         nu = check_range("nu", nu, -1.0, 0.5, lo_open=True, hi_open=True)
         rho = check_positive("rho", rho)

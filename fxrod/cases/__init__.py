@@ -1,0 +1,269 @@
+"""The case registry: fxrod's demos as named, runnable cases.
+
+A :class:`Case` builds its problem with the library's builders (:mod:`fxrod.examples`,
+:mod:`fxrod.soft_arm`, :mod:`fxrod.ancf`, :mod:`fxrod.hamel`), runs it, writes its files
+(``DIR/<name>.csv``, ``DIR/<name>.png``, a ParaView series ``DIR/<name>.pvd`` where the rod
+moves) and returns a :class:`Result`: the runs, the summary numbers of the final state and the
+files written. Each case lives in its own module of this package, as readable steps (build the
+problem, set up the recorded run, post-process) that ``Case.run`` composes; the demo scripts
+``demos/<name>.py`` walk through the same steps, and the command line (``fxrod list``,
+``fxrod run NAME``), the tests and the parameter sweep call :data:`CASES`.
+
+Example::
+
+    from fxrod.cases import CASES
+
+    result = CASES["flying-spaghetti"].run("results/fs", quick=True)
+    print(result.text)               # the final state: t, H, p, J, energy residual
+    sim = result.sim                 # the Simulation (rows, snapshots)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fxrod.errors import ParameterError
+from fxrod.simulation import Interrupted, Simulation
+
+__all__ = ["CASES", "Case", "Option", "Result", "exit_on_signal"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a case (a keyword of :meth:`Case.run`, ``--name-with-dashes`` on the
+    command line).
+
+    Attributes
+    ----------
+    name : str
+        Keyword name, e.g. ``"n_elements"``.
+    default : bool, int, float, str or None
+        Value when not given; its type is the option's type unless ``type`` is set. A
+        boolean option defaulting to False is a command-line flag.
+    unit : str
+        SI unit of the value (``"-"``: dimensionless or not a quantity).
+    help : str
+        One-line description.
+    choices : tuple of str
+        Allowed values of a string option (empty: any).
+    type : type, optional
+        Type of an option whose default is None.
+    """
+
+    name: str
+    default: bool | int | float | str | None
+    unit: str
+    help: str
+    choices: tuple[str, ...] = ()
+    type: type | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line spelling, ``--n-elements``."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def value_type(self) -> type:
+        """Type of the value (``type``, else that of the default)."""
+        return self.type if self.type is not None else type(self.default)
+
+    def describe(self) -> str:
+        """``help [unit], default x`` for the option tables of the CLI and the demos."""
+        unit = "" if self.unit == "-" else f" [{self.unit}]"
+        return f"{self.help}{unit} (default {self.default})"
+
+
+@dataclass
+class Result:
+    """What a case run produced.
+
+    Attributes
+    ----------
+    name : str
+        Case name (dashed).
+    summary : dict of str to float
+        Numbers of the final state (e.g. ``t``, ``H``, tip position [m]; the keys are
+        described in each case module).
+    text : str
+        The summary as printed by ``fxrod run`` and the demo scripts.
+    simulations : dict of str to Simulation
+        The recorded runs (empty for the ANCF and Hamel cases), keyed by a run label.
+    files : list of Path
+        Files written (rank 0; empty without an output directory).
+    ok : bool
+        Whether the case's own checks passed (the ANCF and Hamel cases compare with theory).
+    failure : str
+        Why the checks failed ("" if ``ok``).
+    rank : int
+        MPI rank of this process (only rank 0 prints).
+    """
+
+    name: str
+    summary: dict[str, float]
+    text: str
+    simulations: dict[str, Simulation] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    ok: bool = True
+    failure: str = ""
+    rank: int = 0
+
+    @property
+    def sim(self) -> Simulation:
+        """The simulation of a case with a single run."""
+        if len(self.simulations) != 1:
+            raise ParameterError("simulations", list(self.simulations), "exactly one run "
+                                 "(use result.simulations[label])")
+        return next(iter(self.simulations.values()))
+
+    def report(self, quiet: bool = False) -> int:
+        """Print the summary (rank 0, unless ``quiet``) and any failure (stderr); return the
+        exit status of a script: 0, or 1 when the case's checks failed."""
+        if self.rank == 0:
+            if not quiet:
+                print(self.text, flush=True)
+            if not self.ok:
+                print(f"{self.name}: CHECK FAILED: {self.failure}", file=sys.stderr)
+        return 0 if self.ok else 1
+
+
+@dataclass(frozen=True)
+class Case:
+    """A runnable case of the registry.
+
+    Attributes
+    ----------
+    name : str
+        Dashed name (``"flying-spaghetti"``); the files and the demo script use the
+        underscored form (:attr:`stem`).
+    description : str
+        One line for ``fxrod list``.
+    options : tuple of Option
+        What :meth:`run` accepts besides ``out``, ``quick``, ``pictures`` and ``quiet``.
+    quick : mapping of str to value
+        Option values of a short run (``--quick``); explicitly given options win.
+    runner : callable
+        The case module's ``run(out, *, pictures, quiet, **values)`` taking every option.
+    """
+
+    name: str
+    description: str
+    options: tuple[Option, ...]
+    quick: Mapping[str, object]
+    runner: Callable[..., Result]
+
+    @property
+    def stem(self) -> str:
+        """Underscored name: module, demo script and base name of the files."""
+        return self.name.replace("-", "_")
+
+    def values(self, quick: bool = False, **options) -> dict[str, object]:
+        """Every option's value: the defaults, updated by the quick values (if ``quick``),
+        updated by ``options``.
+
+        Raises
+        ------
+        ParameterError
+            For an unknown option.
+        """
+        known = {o.name: o.default for o in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise ParameterError("options", unknown, f"options of {self.name}: "
+                                 f"{', '.join(known) or 'none'}")
+        return {**known, **(dict(self.quick) if quick else {}), **options}
+
+    def run(self, out: str | Path | None = None, quick: bool = False, *,
+            pictures: bool = True, quiet: bool = True, **options) -> Result:
+        """Run the case.
+
+        Parameters
+        ----------
+        out : path-like or None
+            Output directory (created); None writes nothing and keeps the results in memory.
+        quick : bool
+            Short run (the values of :attr:`quick`, e.g. a shorter span).
+        pictures : bool
+            Draw the PNG/GIF pictures (rank 0, only with ``out``).
+        quiet : bool
+            No progress bar.
+        **options
+            Values of :attr:`options` (SI units as listed there).
+        """
+        return self.runner(None if out is None else Path(out), pictures=pictures,
+                           quiet=quiet, **self.values(quick, **options))
+
+    def parser(self, prog: str | None = None,
+               parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+               ) -> argparse.ArgumentParser:
+        """Command-line parser of the case: ``--out``, ``--quick``, ``--no-pictures``,
+        ``--quiet`` and one flag per option (shared by ``fxrod run`` and the demos)."""
+        quick = ", ".join(f"{k} = {v}" for k, v in self.quick.items())
+        ap = parser_class(prog=prog, description=self.description)
+        ap.add_argument("--out", type=Path, default=Path("results") / self.stem,
+                        help=f"output directory (default results/{self.stem})")
+        ap.add_argument("--quick", action="store_true", help=f"short run: {quick}")
+        ap.add_argument("--no-pictures", dest="pictures", action="store_false",
+                        help="write no PNG/GIF pictures")
+        ap.add_argument("--quiet", action="store_true",
+                        help="no progress bar and no summary")
+        for o in self.options:
+            if o.value_type is bool:
+                ap.add_argument(o.flag, dest=o.name, action="store_true", default=None,
+                                help=o.help)
+            else:
+                ap.add_argument(o.flag, dest=o.name, type=o.value_type, default=None,
+                                choices=o.choices or None, help=o.describe())
+        return ap
+
+    def parse_args(self, argv: Sequence[str] | None = None, prog: str | None = None,
+                   parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+                   ) -> argparse.Namespace:
+        """Parse a command line: ``out``, ``quick``, ``pictures``, ``quiet`` and every option
+        with its final value (defaults and quick values applied)."""
+        a = self.parser(prog, parser_class).parse_args(argv)
+        given = {o.name: getattr(a, o.name) for o in self.options
+                 if getattr(a, o.name) is not None}
+        for k, v in self.values(a.quick, **given).items():
+            setattr(a, k, v)
+        return a
+
+    def option_values(self, args: argparse.Namespace) -> dict[str, object]:
+        """The options of a parsed command line (:meth:`parse_args`), for :meth:`run`."""
+        return {o.name: getattr(args, o.name) for o in self.options}
+
+
+@contextmanager
+def exit_on_signal(name: str, comm) -> Iterator[None]:
+    """Turn a run stopped by SIGINT/SIGTERM (:class:`fxrod.simulation.Interrupted`) into the
+    exit status ``128 + signal`` of a script, with one line on stderr (rank 0)."""
+    try:
+        yield
+    except Interrupted as err:
+        if comm.rank == 0:
+            print(f"{name}: {err}", file=sys.stderr)
+        raise SystemExit(128 + err.signum) from None
+
+
+def _registry() -> dict[str, Case]:
+    from fxrod.cases import (
+        ancf_graded_cantilever,
+        cantilever_vibration,
+        flying_spaghetti,
+        hamel_free_beam,
+        quasistatic_cantilever,
+        soft_arm,
+        tendon_hook,
+    )
+
+    mods = (flying_spaghetti, cantilever_vibration, quasistatic_cantilever, soft_arm,
+            tendon_hook, ancf_graded_cantilever, hamel_free_beam)
+    return {m.CASE.name: m.CASE for m in mods}
+
+
+#: Every case by its dashed name, in the order of ``fxrod list``.
+CASES: dict[str, Case] = _registry()

@@ -1,0 +1,79 @@
+"""Helpers shared by the cases of the registry: which states to keep for the pictures, the
+numbers of a run's last row, and the list of written files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from fxrod.simulation import Simulation
+
+#: Frames of an animation (at most).
+MAX_FRAMES = 60
+
+
+def frame_times(h: float, t_end: float, every: float | None = None,
+                max_frames: int = MAX_FRAMES) -> list[float]:
+    """Times at which a run keeps its centreline in memory for the pictures.
+
+    Parameters
+    ----------
+    h : float
+        Nominal step [s].
+    t_end : float
+        End of the run [s].
+    every : float, optional
+        Keep the states at the multiples of ``every`` [s] (the snapshot figure).
+    max_frames : int
+        Keep about ``max_frames`` states at every k-th step for the animation.
+
+    Returns
+    -------
+    list of float
+        Sorted times [s] in ``[0, t_end]``.
+    """
+    n_steps = int(round(t_end / h))
+    k = max(1, (n_steps + 1) // max_frames)
+    times = {round(i * h, 12) for i in range(0, n_steps + 1, k)}
+    if every is not None:
+        times |= {round(float(t), 12) for t in np.arange(0.0, t_end + 1e-9, every)}
+    return sorted(times)
+
+
+def snapshots_at(sim: Simulation, times) -> tuple[list[np.ndarray], list[float]]:
+    """The kept centrelines closest to ``times`` [s] (each once), with their times."""
+    kept = sorted(sim.snapshots)
+    picked = sorted({min(kept, key=lambda s: abs(s - t)) for t in times})
+    return [sim.snapshots[t] for t in picked], picked
+
+
+def tip_path(sim: Simulation) -> np.ndarray:
+    """Recorded tip positions ``(n_rows, 3)`` [m]."""
+    return np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]
+
+
+def last_row(sim: Simulation, columns) -> dict[str, float]:
+    """``{column: value}`` of the last recorded row, for the summary of a case."""
+    row = sim.rows[-1]
+    return {c: float(row[c]) for c in columns}
+
+
+def written(sim: Simulation, *pictures: Path) -> list[Path]:
+    """The files of a run on rank 0: its CSV, its ParaView collection (if any) and the
+    given pictures that exist."""
+    if sim.out_dir is None or sim.comm.rank != 0:
+        return []
+    files = [sim.out_dir / f"{sim.name}.csv"]
+    if sim.pvd is not None:
+        files.append(sim.pvd.path)
+    return files + [p for p in pictures if p.exists()]
+
+
+def wrote_line(files: list[Path]) -> str:
+    """``wrote DIR: a.csv, b.png`` (names relative to the first file's directory), or ""."""
+    if not files:
+        return ""
+    d = files[0].parent
+    return f"wrote {d}: " + ", ".join(os.path.relpath(f, d) for f in files)

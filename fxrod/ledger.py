@@ -1,0 +1,114 @@
+"""The energy ledger of a discrete system: stored energy, external work, port work,
+dissipation and the balance residual of every step, defined and evaluated in one place.
+
+Every entry is a UFL form built from the same pieces as the residual (the terms of
+:mod:`fxrod.forms.elastic`, the loads' power, the extensions' hooks), so the balance is a
+real check of the solved step, not an identity. For a step ``t_n -> t_{n+1}`` (theory §2.3,
+eq. (44), (65)-(67))::
+
+    H_{n+1} - H_n = W_ext^n + W_port^n - D^n
+
+and ``energy_residual = H_{n+1} - H_n - W_ext^n - W_port^n + D^n`` is zero to the Newton
+tolerance. All energies in J (the units of the model's data).
+"""
+
+from __future__ import annotations
+
+from dolfinx import fem
+from mpi4py import MPI
+
+from fxrod.forms import elastic
+
+#: The ledger's quantities with their units (CSV columns of the energy probe).
+LEDGER_COLUMNS: dict[str, str] = {
+    "kinetic": "J",
+    "strain_energy": "J",
+    "H": "J",
+    "external_work": "J",
+    "port_work": "J",
+    "dissipated": "J",
+    "energy_residual": "J",
+}
+
+
+def _sum_forms(forms: list):
+    forms = [f for f in forms if f is not None]
+    return sum(forms[1:], forms[0]) if forms else None
+
+
+class EnergyLedger:
+    """Energy bookkeeping of a :class:`fxrod.model.RodModel` (MPI-reduced).
+
+    Attributes
+    ----------
+    H : float or None
+        Stored energy ``H_n`` [J] of the current state (None until first evaluated).
+    totals : dict of str to float
+        Cumulated ``external_work``, ``port_work``, ``dissipated`` [J] since the start.
+    energy_residual : float
+        Balance residual [J] of the last booked step (0 before the first step).
+    """
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        ctx = m.ctx
+        sig0 = ctx.sig0
+        stored = [elastic.complementary_energy(ctx, sig0, m.C)]
+        stored += [ext.stored_energy(ctx) for ext in m.extensions]
+        self._kinetic = fem.form(elastic.kinetic_energy(ctx, m.v0)) if ctx.inertia else None
+        self._strain = fem.form(_sum_forms(stored))
+        P = elastic.external_power(ctx, ctx.vm)
+        self._work = None if P is None else fem.form(m.h * P)                     # (44)
+        port = _sum_forms([e.port_work(ctx) for e in m.extensions])
+        self._port = None if port is None else fem.form(port)
+        diss = _sum_forms([e.dissipation(ctx) for e in m.extensions])
+        self._diss = None if diss is None else fem.form(diss)
+        self.reset()
+
+    def _sum(self, form) -> float:
+        if form is None:
+            return 0.0
+        return self.model.comm.allreduce(fem.assemble_scalar(form), op=MPI.SUM)
+
+    def reset(self) -> None:
+        """Start the bookkeeping afresh at the current state."""
+        self.H: float | None = None
+        self.totals = {"external_work": 0.0, "port_work": 0.0, "dissipated": 0.0}
+        self.energy_residual = 0.0
+
+    def stored(self) -> dict[str, float]:
+        """``kinetic``, ``strain_energy`` (elastic plus extensions' stored energy) and their
+        sum ``H`` [J] of the state at ``t_n``."""
+        kin = self._sum(self._kinetic)
+        strain = self._sum(self._strain)
+        return {"kinetic": kin, "strain_energy": strain, "H": kin + strain}
+
+    def flows(self) -> dict[str, float]:
+        """``external_work``, ``port_work``, ``dissipated`` [J] of the step just solved
+        (call before the state update; also fixes ``H_n`` if not known yet)."""
+        if self.H is None:
+            self.H = self.stored()["H"]
+        return {"external_work": self._sum(self._work), "port_work": self._sum(self._port),
+                "dissipated": self._sum(self._diss)}
+
+    def book(self, flows: dict[str, float]) -> float:
+        """Close a step after the state update: add ``flows`` to the totals, evaluate
+        ``H_{n+1}`` and return the balance residual [J]."""
+        H_new = self.stored()["H"]
+        self.energy_residual = (H_new - self.H - flows["external_work"] - flows["port_work"]
+                                + flows["dissipated"])
+        for k, v in flows.items():
+            self.totals[k] += v
+        self.H = H_new
+        return self.energy_residual
+
+    def get_state(self) -> dict:
+        """Bookkeeping scalars for a checkpoint."""
+        return {"H": self.H, "totals": dict(self.totals),
+                "energy_residual": self.energy_residual}
+
+    def set_state(self, st: dict) -> None:
+        """Restore the bookkeeping written by :meth:`get_state`."""
+        self.H = None if st["H"] is None else float(st["H"])
+        self.totals = {k: float(v) for k, v in st["totals"].items()}
+        self.energy_residual = float(st["energy_residual"])

@@ -1,0 +1,129 @@
+"""Solver settings: everything that changes how a step is solved, nothing that changes what
+is solved (the physics lives in :class:`fxrod.model.RodModel`).
+
+One :class:`SolverSettings` object is shared by every formulation's Newton solver
+(:mod:`fxrod.newton`) and by the steppers (:mod:`fxrod.integrators`). Every field has a
+documented default and unit; invalid values raise :class:`fxrod.errors.ParameterError` when
+the object is created, before any form is compiled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+from fxrod.errors import ParameterError, check_positive
+
+#: PETSc SNESLineSearch types accepted by ``linesearch`` and ``retry_linesearch``.
+LINE_SEARCHES = ("basic", "bt", "l2", "cp", "nleqerr")
+
+#: fxrod's MUMPS defaults: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here than the default),
+#: ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the paper's; MUMPS's
+#: iterative scaling costs a third of each factorisation, see bench/step_cost.py).
+MUMPS_DEFAULTS: dict[int, int] = {7: 6, 8: 0}
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """How the nonlinear step equations are solved.
+
+    Attributes
+    ----------
+    atol : float
+        Absolute Newton tolerance on the 2-norm of the residual, > 0. For the Cosserat rod
+        the residual rows are those of the midpoint step (42) as written in the paper (not
+        divided by h): forces times time [N s] in the momentum rows, strains in the
+        compliance rows. Default 1e-12.
+    rtol : float
+        Relative Newton tolerance (to the first residual), > 0. Default 1e-14.
+    stol : float
+        Newton also stops when its update falls below ``stol`` relative to the unknown
+        (round-off: an absolute residual tolerance is not reachable once the unknown is
+        large, e.g. a rod that has flown far from the origin), >= 0. Default 1e-13.
+    max_it : int
+        Newton iterations per attempt, >= 1. Default 25.
+    jacobian_lag : int
+        Rebuild (and refactorise) the Jacobian every ``jacobian_lag`` Newton iterations of a
+        step, starting with the first (modified Newton; PETSc ``snes_lag_jacobian``), >= 1.
+        The lag does not persist across steps, so a restarted run reproduces an uninterrupted
+        one exactly. 1 = full Newton. Default 8.
+    linesearch : str
+        PETSc line search of the first attempts of a step, one of :data:`LINE_SEARCHES`.
+        Default ``"basic"`` (plain Newton steps).
+    retry_linesearch : str or None
+        Line search of the last retry of a failing step (default ``"bt"``, backtracking;
+        None: no such retry).
+    predictor : {"extrapolate", "plain"}
+        Initial Newton iterate of a dynamic or load step; see
+        :meth:`fxrod.integrators.Integrator.try_step`. Default ``"extrapolate"``.
+    fast_assembly : bool
+        Serial runs assemble the Jacobian with :class:`fxrod.fastassembly.FastJacobian`
+        (same FFCx kernels, direct CSR insertion). Default True.
+    mumps_icntl : dict of int to int
+        MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's
+        automatic scaling. Default: none.
+    malloc_tuning : bool
+        Tell glibc's allocator to keep freed large blocks when the first solver is created
+        (:mod:`fxrod._malloc`; MUMPS allocates and frees hundreds of MB per factorisation).
+        The environment variable ``FXROD_MALLOC_TUNING=0`` also turns it off. Default True.
+    adaptive : bool
+        Halve a step whose Newton solve fails, regrow after ``grow_after`` successes up to the
+        nominal step; give up below ``h_min``. Default False.
+    h_min : float or None
+        Smallest step [s] (load-factor increment in statics) of adaptive stepping, > 0;
+        None: the nominal step / 2**10.
+    grow_after : int
+        Successful steps before an adaptive step is doubled again, >= 1. Default 3.
+    """
+
+    atol: float = 1e-12
+    rtol: float = 1e-14
+    stol: float = 1e-13
+    max_it: int = 25
+    jacobian_lag: int = 8
+    linesearch: str = "basic"
+    retry_linesearch: str | None = "bt"
+    predictor: str = "extrapolate"
+    fast_assembly: bool = True
+    mumps_icntl: dict[int, int] = field(default_factory=dict)
+    malloc_tuning: bool = True
+    adaptive: bool = False
+    h_min: float | None = None
+    grow_after: int = 3
+
+    def __post_init__(self) -> None:
+        check_positive("atol", self.atol)
+        check_positive("rtol", self.rtol)
+        if not (isinstance(self.stol, int | float) and math.isfinite(self.stol)
+                and self.stol >= 0):
+            raise ParameterError("stol", self.stol, ">= 0 and finite")
+        for name in ("max_it", "jacobian_lag", "grow_after"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ParameterError(name, v, "an integer >= 1")
+        if self.linesearch not in LINE_SEARCHES:
+            raise ParameterError("linesearch", self.linesearch, f"one of {LINE_SEARCHES}")
+        if self.retry_linesearch is not None and self.retry_linesearch not in LINE_SEARCHES:
+            raise ParameterError("retry_linesearch", self.retry_linesearch,
+                                 f"None or one of {LINE_SEARCHES}")
+        if self.predictor not in ("extrapolate", "plain"):
+            raise ParameterError("predictor", self.predictor, "'extrapolate' or 'plain'")
+        if not isinstance(self.mumps_icntl, dict) or not all(
+                isinstance(k, int) and isinstance(v, int) for k, v in self.mumps_icntl.items()):
+            raise ParameterError("mumps_icntl", self.mumps_icntl, "a dict of int: int")
+        if self.h_min is not None:
+            check_positive("h_min", self.h_min)
+
+    @property
+    def icntl(self) -> dict[int, int]:
+        """The MUMPS ICNTL values in use (defaults updated by ``mumps_icntl``)."""
+        return {**MUMPS_DEFAULTS, **self.mumps_icntl}
+
+    def replace(self, **changes) -> SolverSettings:
+        """A copy with some fields changed (validated like a new object)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ParameterError("SolverSettings field", sorted(unknown),
+                                 f"one of {[f.name for f in dataclasses.fields(self)]}")
+        return dataclasses.replace(self, **changes)
