@@ -157,12 +157,19 @@ class RodModel:
         self.theta = c(0.5 if evaluation == "midpoint" else 1.0)
         self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
         self.C = fem.Constant(self.mesh, C)
-        # Stiffness of the unconstrained strains (0 for constrained ones) and reference strains;
-        # used only for the probe column strain_energy_displacement (elastic energy of
-        # the displacement-based strains with the full, instantaneous stiffness)
+        # Stiffness of the unconstrained strains (0 for constrained ones) and the stress-free
+        # strains eps0: those of the discrete reference (or the rod's intrinsic strains).
+        # They enter the initial stresses and the probe column strain_energy_displacement
+        # (elastic energy of the displacement-based strains, full instantaneous stiffness).
         k = np.where(rod.compliance > 0, sec.stiffness, 0.0)
         self.K = fem.Constant(self.mesh, k)
-        self.eps0 = fem.Constant(self.mesh, np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))
+        self.q_ref = fem.Function(ms.Q, name="q_ref")
+        self.q_ref.interpolate(lambda x: rod.initial_configuration(x[0]).T)
+        self.eps0 = strains(self.q_ref, self.q_ref.dx(0))
+        if rod.natural_curvature is not None:
+            K0 = fem.Constant(self.mesh, np.asarray(rod.natural_curvature))
+            self.eps0 = ufl.as_vector([self.eps0[i] for i in range(3)]
+                                      + [K0[i] for i in range(3)])
 
         u = ufl.split(self.w)
         u0 = ufl.split(self.w0)
@@ -243,14 +250,28 @@ class RodModel:
         return bcs
 
     def set_initial_state(self) -> None:
-        """Straight, stress-free reference configuration at rest."""
-        qf = fem.Function(self.space.Q)
-        qf.interpolate(lambda x: self.rod.initial_configuration(x[0]).T)
+        """The reference configuration at rest; stress-free unless the rod has a natural
+        curvature (then ``sigma = K Pi_DG1(eps(q_ref) - eps0)``, theory §2.3 eq. 54)."""
         self.w0.x.array[:] = 0.0
-        self.w0.x.array[self.space.q_map] = qf.x.array
+        self.w0.x.array[self.space.q_map] = self.q_ref.x.array
+        if self.rod.natural_curvature is not None:
+            self.w0.x.array[self.space.s_map] = self._initial_stress()
         self.w.x.array[:] = self.w0.x.array
         self.v0.x.array[:] = 0.0
         self.ledger.reset()
+
+    def _initial_stress(self) -> np.ndarray:
+        """DG1 stresses ``K Pi_DG1(eps(q_ref) - eps0)`` of a rod with natural curvature."""
+        from dolfinx.fem.petsc import LinearProblem
+
+        S = self.space.S
+        u, v = ufl.TrialFunction(S), ufl.TestFunction(S)
+        e = strains(self.q_ref, self.q_ref.dx(0)) - self.eps0
+        dx = self.ctx.dx
+        proj = LinearProblem(ufl.inner(u, v) * dx, ufl.inner(ufl.elem_mult(self.K, e), v) * dx,
+                             petsc_options_prefix="fxrod_initial_stress_",
+                             petsc_options={"ksp_type": "preonly", "pc_type": "lu"})
+        return proj.solve().x.array.copy()
 
     def set_velocity(
         self,
@@ -286,6 +307,6 @@ class RodModel:
 
     # ---------------------------------------------------------- diagnostics
     def strain_form(self):
-        """Displacement-based strains minus reference strains of the current state."""
+        """Displacement-based strains minus the stress-free strains ``eps0`` at t_n."""
         q0 = ufl.split(self.w0)[0]
         return strains(q0, q0.dx(0)) - self.eps0

@@ -3,8 +3,9 @@
 A :class:`Section` holds the per-unit-length constants of the Cosserat rod (theory §1.3):
 line density ``rhoA`` [kg/m], Euler-tensor entries ``M11 = M_rho^11``, ``M22 = M_rho^22``
 [kg m], shear/extension stiffnesses ``k_s1, k_s2, k_e`` [N] and bending/torsion
-stiffnesses ``k_b1, k_b2, k_t`` [N m^2]. A :class:`Rod` adds the length, the mesh size, the
-initial (straight) centreline and director frame, and the set of constrained strains.
+stiffnesses ``k_b1, k_b2, k_t`` [N m^2]. A :class:`Rod` adds the reference geometry (a
+straight segment or any :mod:`fxrod.geometry` curve), the mesh size and the set of
+constrained strains.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fxrod.errors import (
     check_range,
     check_vector,
 )
+from fxrod.geometry import Curve, Straight
 
 #: Names of the six strain components, in the order (Gamma_1, Gamma_2, Gamma_3, K_1, K_2, K_3).
 STRAIN_NAMES: tuple[str, ...] = ("shear1", "shear2", "extension", "bend1", "bend2", "torsion")
@@ -166,63 +168,82 @@ def normalize_constraints(constraints) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Rod:
-    """A rod: straight reference configuration from ``start`` to ``end`` (SI units).
+    """A rod: reference geometry, section, mesh size and constrained strains (SI units).
+
+    The stress-free reference is either the straight segment from ``start`` to ``end`` with
+    first director ``d1``, or any :class:`fxrod.geometry.Curve` given as ``curve`` (arc,
+    helix, spline, user function). The P2 nodes are placed on the exact curve; the stresses
+    start at zero, so the unloaded reference is an equilibrium to round-off.
 
     Parameters
     ----------
     section : Section
         Per-unit-length constants.
-    start, end : sequence of 3 floats
-        Centreline end points ``phi(0)`` and ``phi(L)`` [m]; the length is their distance.
-    d1 : sequence of 3 floats
-        First director; it must be orthogonal to ``end - start`` (it is normalised).
+    start, end : sequence of 3 floats, optional
+        Centreline end points ``phi(0)`` and ``phi(L)`` [m] of a straight rod.
+    d1 : sequence of 3 floats, optional
+        First director of a straight rod; orthogonal to ``end - start`` (it is normalised).
         ``d3 = (end - start)/L`` and ``d2 = d3 x d1``.
     n_elements : int
         Number of finite elements (>= 1).
     constraints : iterable of str
         Constrained strains (zero compliance): any of ``shear1, shear2, extension, bend1,
         bend2, torsion`` or the aliases ``inextensible``, ``shear_rigid``, ``kirchhoff``.
+    curve : fxrod.geometry.Curve, optional
+        Reference centreline and frame (instead of ``start``, ``end``, ``d1``).
+    natural_curvature : sequence of 3 floats, optional
+        Stress-free curvature and twist ``K0 = (K0_1, K0_2, K0_3)`` [1/m] to use instead of
+        those of the reference geometry (e.g. a straight rod that curls into a ring); only on
+        unconstrained components. The rod then starts stressed and springs into its natural
+        shape.
     """
 
     section: Section
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
-    d1: tuple[float, float, float]
-    n_elements: int
+    start: tuple[float, float, float] | None = None
+    end: tuple[float, float, float] | None = None
+    d1: tuple[float, float, float] | None = None
+    n_elements: int = 0
     constraints: tuple[str, ...] = field(default=())
+    curve: Curve | None = None
+    natural_curvature: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.section, Section):
             raise ParameterError("section", self.section, "a fxrod.Section")
-        a = check_vector("start", self.start, 3)
-        b = check_vector("end", self.end, 3)
-        L = float(np.linalg.norm(b - a))
-        if not L > 0.0:
-            raise ParameterError("length", L, "> 0 (start and end must differ)")
+        if self.curve is None:
+            if self.start is None or self.end is None or self.d1 is None:
+                raise ParameterError("curve", None, "a fxrod.geometry Curve, or start, end "
+                                     "and d1 of a straight rod")
+            curve = Straight(self.start, self.end, self.d1)
+            object.__setattr__(self, "start", tuple(curve.start))
+            object.__setattr__(self, "end", tuple(curve.end))
+            object.__setattr__(self, "d1", tuple(curve.d1))
+            object.__setattr__(self, "curve", curve)
+        elif not isinstance(self.curve, Curve):
+            raise ParameterError("curve", self.curve, "a fxrod.geometry Curve")
+        elif not (self.start is None and self.end is None and self.d1 is None):
+            raise ParameterError("start/end/d1", (self.start, self.end, self.d1),
+                                 "not given together with curve")
         check_int_min("n_elements", self.n_elements, 1)
-        d1 = check_vector("d1", self.d1, 3)
-        n1 = float(np.linalg.norm(d1))
-        if n1 == 0.0:
-            raise ParameterError("d1", tuple(d1), "a non-zero vector orthogonal to end - start")
-        d3 = (b - a) / L
-        if abs(float(np.dot(d1 / n1, d3))) > 1e-10:
-            raise ParameterError("d1", tuple(d1), "orthogonal to end - start (|d1.d3| <= 1e-10)")
-        object.__setattr__(self, "start", tuple(a))
-        object.__setattr__(self, "end", tuple(b))
-        object.__setattr__(self, "d1", tuple(d1 / n1))
         object.__setattr__(self, "constraints", normalize_constraints(self.constraints))
+        if self.natural_curvature is not None:
+            k0 = check_vector("natural_curvature", self.natural_curvature, 3)
+            on_constrained = [STRAIN_NAMES[3 + i] for i in range(3)
+                              if STRAIN_NAMES[3 + i] in self.constraints and k0[i] != 0.0]
+            if on_constrained:
+                raise ParameterError("natural_curvature", tuple(k0),
+                                     f"zero on the constrained strains {on_constrained}")
+            object.__setattr__(self, "natural_curvature", tuple(float(x) for x in k0))
 
     @property
     def length(self) -> float:
-        """Rod length L [m]."""
-        return float(np.linalg.norm(np.subtract(self.end, self.start)))
+        """Rod length L [m] (arc length of the reference)."""
+        return float(self.curve.length)
 
     @property
     def frame(self) -> np.ndarray:
-        """Initial directors as columns ``R0 = [d1 d2 d3]``."""
-        d3 = np.subtract(self.end, self.start) / self.length
-        d1 = np.asarray(self.d1)
-        return np.column_stack([d1, np.cross(d3, d1), d3])
+        """Reference directors at s = 0 as columns ``R0 = [d1 d2 d3]``."""
+        return self.curve.evaluate(np.zeros(1))[1][0]
 
     @property
     def compliance(self) -> np.ndarray:
@@ -235,11 +256,4 @@ class Rod:
 
     def initial_configuration(self, s: np.ndarray) -> np.ndarray:
         """Nodal values ``q = (phi, d1, d2, d3)`` (shape ``(len(s), 12)``) at arc lengths s."""
-        s = np.asarray(s, dtype=float).reshape(-1)
-        a = np.asarray(self.start)
-        R0 = self.frame
-        q = np.empty((s.size, 12))
-        q[:, 0:3] = a[None, :] + np.outer(s, R0[:, 2])
-        for k in range(3):
-            q[:, 3 + 3 * k: 6 + 3 * k] = R0[:, k][None, :]
-        return q
+        return self.curve.configuration(s)

@@ -16,7 +16,7 @@ LAYERS: dict[str, int] = {
     "fxrod.fastassembly": 0, "fxrod.paraview": 0,
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
-    "fxrod.bcs": 1, "fxrod.loads": 1,
+    "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1,
     # 2: shared solving and recording machinery
     "fxrod.newton": 2, "fxrod.history": 2,
     # 3: weak-form terms (one module per physics) and the companion formulations
