@@ -1,8 +1,17 @@
-"""Boundary conditions: clamped ends (free ends need nothing, theory §1.6 / Remark 3.2).
+"""Supports of a rod end (free ends need nothing, theory §1.6 / Remark 3.2).
 
-A clamp fixes ``phi`` and the directors at their initial values (and so ``v = 0``); the six
-orthonormality multipliers of the clamped node are removed from the system (theory §2.4 item 2)
-by a homogeneous Dirichlet condition on them.
+A support fixes some of the nodal unknowns ``q = (phi, d1, d2, d3)`` of an end at their
+reference values; a fixed director makes its orthonormality constraint ``g_aa`` trivial, so
+that multiplier is removed too (theory §2.4 item 2):
+
+* :class:`Clamp` -- position and orientation fixed (all twelve components; all six
+  multipliers removed);
+* :class:`Pin` -- position fixed, rotation free (a spherical joint to the ground);
+* :class:`Hinge` -- position fixed, rotation only about the reference director ``axis``
+  (that director is fixed; the other two turn about it).
+
+Fixed supports do no work, so the energy ledger is unchanged; their reaction force and
+moment are output by :class:`fxrod.probes.ReactionProbe`.
 """
 
 from __future__ import annotations
@@ -11,10 +20,37 @@ from dataclasses import dataclass
 
 from fxrod.errors import ParameterError
 
+#: Index of each director in q = (phi, d1, d2, d3).
+DIRECTORS = {"d1": 1, "d2": 2, "d3": 3}
+
 
 @dataclass(frozen=True)
-class Clamp:
-    """Clamp an end of the rod in its initial position and orientation.
+class Support:
+    """Base class of a support at ``end`` (``"0"``: s = 0, ``"L"``: s = L)."""
+
+    end: str = "0"
+
+    def __post_init__(self) -> None:
+        if self.end not in ("0", "L"):
+            raise ParameterError("end", self.end, "'0' or 'L'")
+
+    @property
+    def label(self) -> str:
+        """Name used in CSV columns, e.g. ``clamp_0``."""
+        return f"{type(self).__name__.lower()}_{self.end}"
+
+    def fixed_q(self) -> tuple[int, ...]:
+        """Fixed components of q (0..11)."""
+        raise NotImplementedError
+
+    def fixed_multipliers(self) -> tuple[int, ...]:
+        """Removed orthonormality multipliers (indices into CONSTRAINT_PAIRS)."""
+        return ()
+
+
+@dataclass(frozen=True)
+class Clamp(Support):
+    """Clamp an end in its reference position and orientation.
 
     Parameters
     ----------
@@ -22,8 +58,50 @@ class Clamp:
         ``"0"`` for s = 0 (default), ``"L"`` for s = L.
     """
 
-    end: str = "0"
+    def fixed_q(self) -> tuple[int, ...]:
+        return tuple(range(12))
+
+    def fixed_multipliers(self) -> tuple[int, ...]:
+        return tuple(range(6))
+
+
+@dataclass(frozen=True)
+class Pin(Support):
+    """Fix the position of an end; its rotation is free (spherical support).
+
+    Parameters
+    ----------
+    end : {"0", "L"}
+        ``"0"`` for s = 0 (default), ``"L"`` for s = L.
+    """
+
+    def fixed_q(self) -> tuple[int, ...]:
+        return (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class Hinge(Support):
+    """Fix the position of an end and let it rotate only about its reference director
+    ``axis`` (a revolute support whose axis is ``d1``, ``d2`` or ``d3`` of the reference).
+
+    Parameters
+    ----------
+    end : {"0", "L"}
+        ``"0"`` for s = 0 (default), ``"L"`` for s = L.
+    axis : {"d1", "d2", "d3"}
+        The director that stays fixed (the hinge axis).
+    """
+
+    axis: str = "d1"
 
     def __post_init__(self) -> None:
-        if self.end not in ("0", "L"):
-            raise ParameterError("end", self.end, "'0' or 'L'")
+        super().__post_init__()
+        if self.axis not in DIRECTORS:
+            raise ParameterError("axis", self.axis, "'d1', 'd2' or 'd3'")
+
+    def fixed_q(self) -> tuple[int, ...]:
+        k = DIRECTORS[self.axis]
+        return (0, 1, 2, 3 * k, 3 * k + 1, 3 * k + 2)
+
+    def fixed_multipliers(self) -> tuple[int, ...]:
+        return (DIRECTORS[self.axis] - 1,)       # g_aa of the fixed director

@@ -12,7 +12,7 @@ quasi-static model ``t`` is a load factor.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,7 +23,8 @@ from fxrod.settings import SolverSettings
 
 @dataclass
 class StepResult:
-    """Outcome of one accepted step (energies in J, times in s)."""
+    """Outcome of one accepted step (energies in J, times in s; ``reactions``: support label
+    -> (force [N], moment [N m]) of the step, see :meth:`fxrod.model.RodModel.reactions`)."""
 
     t: float
     h: float
@@ -32,6 +33,7 @@ class StepResult:
     port_work: float = 0.0
     dissipation: float = 0.0
     energy_residual: float = 0.0
+    reactions: dict = field(default_factory=dict)
 
 
 class Integrator:
@@ -163,6 +165,7 @@ class Integrator:
     def _accept(self, res: StepResult) -> StepResult:
         m = self.model
         flows = m.ledger.flows()
+        res.reactions = m.reactions()
         res.external_work = flows["external_work"]
         res.port_work = flows["port_work"]
         res.dissipation = flows["dissipated"]

@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import ufl
-from dolfinx import fem
+from dolfinx import fem, la
 from dolfinx import mesh as dmesh
 from mpi4py import MPI
 
-from fxrod.bcs import Clamp
+from fxrod.bcs import Support
 from fxrod.diagnostics import Nodes
 from fxrod.errors import ParameterError, check_vector
 from fxrod.forms import elastic
@@ -46,8 +46,9 @@ class RodModel:
         Geometry, section, mesh size, constraints.
     loads : sequence of Load
         End and distributed loads.
-    clamps : sequence of Clamp
-        Clamped ends (the others are free).
+    supports : sequence of Support
+        Supports of the ends (:class:`fxrod.bcs.Clamp`, ``Pin``, ``Hinge``); at most one per
+        end, the other ends are free.
     extensions : sequence of Extension
         Extra physics, each with a unique ``name``.
     comm : MPI communicator
@@ -81,7 +82,7 @@ class RodModel:
         self,
         rod: Rod,
         loads: Sequence[Load] = (),
-        clamps: Sequence[Clamp] = (),
+        supports: Sequence[Support] = (),
         extensions: Sequence[Extension] = (),
         comm=None,
         quasistatic: bool = False,
@@ -92,12 +93,12 @@ class RodModel:
         for ld in loads:
             if not isinstance(ld, Load):
                 raise ParameterError("loads", ld, "fxrod load objects (EndLoad, ...)")
-        for c in clamps:
-            if not isinstance(c, Clamp):
-                raise ParameterError("clamps", c, "fxrod.Clamp objects")
-        ends = [c.end for c in clamps]
+        for c in supports:
+            if not isinstance(c, Support):
+                raise ParameterError("supports", c, "fxrod.bcs supports (Clamp, Pin, Hinge)")
+        ends = [c.end for c in supports]
         if len(set(ends)) != len(ends):
-            raise ParameterError("clamps", ends, "at most one clamp per end")
+            raise ParameterError("supports", ends, "at most one support per end")
         for ext in extensions:
             if not isinstance(ext, Extension):
                 raise ParameterError("extensions", ext, "fxrod Extension objects")
@@ -112,7 +113,7 @@ class RodModel:
             raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
         self.rod = rod
         self.loads = list(loads)
-        self.clamps = list(clamps)
+        self.supports = list(supports)
         self.extensions = list(extensions)
         self.quasistatic = bool(quasistatic)
         self.evaluation = evaluation
@@ -233,21 +234,72 @@ class RodModel:
 
     # ------------------------------------------------------------------ state
     def _make_bcs(self) -> list:
+        """Dirichlet conditions of the supports: the fixed q components at their reference
+        values, the removed multipliers at zero. Also records, per support, the mixed-space
+        indices of the twelve q components of its node (for the reactions)."""
         bcs = []
         W, ms = self.space.W, self.space
-        for clamp in self.clamps:
-            facets = self._end_facets[clamp.end]
-            qdofs = fem.locate_dofs_topological((W.sub(0), ms.Q), 0, facets)
-            qval = fem.Function(ms.Q)
-            s = 0.0 if clamp.end == "0" else self.rod.length
-            qval.interpolate(lambda x, s=s: np.tile(
-                self.rod.initial_configuration([s])[0][:, None], (1, x.shape[1])))
-            bcs.append(fem.dirichletbc(qval, qdofs, W.sub(0)))
-            Lspace, _ = W.sub(2).collapse()
-            ldofs = fem.locate_dofs_topological((W.sub(2), Lspace), 0, facets)
-            lval = fem.Function(Lspace)
-            bcs.append(fem.dirichletbc(lval, ldofs, W.sub(2)))
+        Lspace, _ = W.sub(2).collapse()
+        self._support_dofs = {}
+        for sup in self.supports:
+            facets = self._end_facets[sup.end]
+            s = 0.0 if sup.end == "0" else self.rod.length
+            q_end = self.rod.initial_configuration([s])[0]
+            fixed = sup.fixed_q()
+            if len(fixed) == 12:                      # the whole q block (a clamp)
+                qdofs = fem.locate_dofs_topological((W.sub(0), ms.Q), 0, facets)
+                qval = fem.Function(ms.Q)
+                qval.interpolate(lambda x, q=q_end: np.tile(q[:, None], (1, x.shape[1])))
+                bcs.append(fem.dirichletbc(qval, qdofs, W.sub(0)))
+            else:
+                for i in fixed:
+                    Wi = W.sub(0).sub(i)
+                    dofs = fem.locate_dofs_topological(Wi, 0, facets)
+                    bcs.append(fem.dirichletbc(np.float64(q_end[i]), dofs, Wi))
+            for j in sup.fixed_multipliers():
+                if len(sup.fixed_multipliers()) == 6:   # the whole multiplier block
+                    ldofs = fem.locate_dofs_topological((W.sub(2), Lspace), 0, facets)
+                    bcs.append(fem.dirichletbc(fem.Function(Lspace), ldofs, W.sub(2)))
+                    break
+                Wj = W.sub(2).sub(j)
+                dofs = fem.locate_dofs_topological(Wj, 0, facets)
+                bcs.append(fem.dirichletbc(np.float64(0.0), dofs, Wj))
+            self._support_dofs[sup.label] = np.array(
+                [fem.locate_dofs_topological(W.sub(0).sub(i), 0, facets) for i in range(12)]
+            ).reshape(12, -1)
         return bcs
+
+    def reactions(self) -> dict[str, np.ndarray]:
+        """Reaction force [N] and moment [N m] that each support exerts on the rod in the
+        step just solved (call before the state update): ``{label: (f_1..3, m_1..3)}``.
+
+        From the residual rows of the support's node without the Dirichlet conditions, which
+        the support's reaction balances: ``f = F_phi / h``, ``m = sum_k d_k x F_dk / h``
+        (the power of ``F_dk`` on
+        ``v_dk = omega x d_k`` is ``m . omega``), ``d_k`` at the evaluation state. In
+        statics the momentum balance of the whole rod holds with them exactly; in dynamics
+        they are the step averages at ``t_{n+1/2}``.
+        """
+        if not self.supports:
+            return {}
+        if getattr(self, "_F_compiled", None) is None:
+            self._F_compiled = fem.form(self.F)
+        b = fem.assemble_vector(self._F_compiled)
+        b.scatter_reverse(la.InsertMode.add)
+        n_owned = self.space.W.dofmap.index_map.size_local * self.space.W.dofmap.index_map_bs
+        theta = float(self.theta.value)
+        q_e = (1.0 - theta) * self.w0.x.array + theta * self.w.x.array
+        h = float(self.h.value)
+        out = {}
+        for label, dofs in self._support_dofs.items():
+            val = np.zeros(6)
+            if dofs.size and dofs[0, 0] < n_owned:
+                F = b.array[dofs[:, 0]]
+                d = q_e[dofs[3:, 0]].reshape(3, 3)
+                val[:3] = F[:3] / h
+                val[3:] = sum(np.cross(d[k], F[3 + 3 * k:6 + 3 * k]) for k in range(3)) / h
+            out[label] = self.comm.allreduce(val, op=MPI.SUM)
+        return out
 
     def set_initial_state(self) -> None:
         """The reference configuration at rest; stress-free unless the rod has a natural

@@ -129,6 +129,9 @@ class NewtonSolver:
             ls.setType(linesearch)
         try:
             self.problem.solve()
+        except PETSc.Error:  # e.g. a singular factorisation: report it as a failed solve
+            return (int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE),
+                    self.snes.getIterationNumber())
         finally:
             if lag_changed:
                 self._set_lag(s.jacobian_lag)

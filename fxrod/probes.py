@@ -126,6 +126,27 @@ class StrainProbe:
         return {"strain_energy_displacement": val}
 
 
+class ReactionProbe:
+    """Reaction force ``<support>_force_1..3`` [N] and moment ``<support>_moment_1..3``
+    [N m] of every support of the model (e.g. ``clamp_0_moment_2``), averaged over the
+    step ending at t (exact equilibrium values in statics); 0 in the first row."""
+
+    def __init__(self, model) -> None:
+        self.labels = [s.label for s in model.supports]
+        self.columns = {}
+        for lab in self.labels:
+            self.columns.update({f"{lab}_force_{i}": "N" for i in (1, 2, 3)})
+            self.columns.update({f"{lab}_moment_{i}": "N m" for i in (1, 2, 3)})
+
+    def __call__(self, sim, res) -> dict[str, float]:
+        out = {}
+        for lab in self.labels:
+            r = res.reactions[lab] if res is not None else [0.0] * 6
+            out.update({f"{lab}_force_{i + 1}": float(r[i]) for i in range(3)})
+            out.update({f"{lab}_moment_{i + 1}": float(r[3 + i]) for i in range(3)})
+        return out
+
+
 class ColumnProbe:
     """A probe from a function: ``ColumnProbe({"name": "unit", ...}, fn)`` with
     ``fn(sim, res) -> {"name": value, ...}``."""
@@ -138,7 +159,8 @@ class ColumnProbe:
         return self._fn(sim, res)
 
 
-def default_probes() -> list:
-    """The probes every Cosserat simulation records (the standard CSV columns)."""
+def default_probes(model) -> list:
+    """The probes every Cosserat simulation records: the standard CSV columns, then the
+    reactions of the model's supports."""
     return [SolverProbe(), EnergyProbe(), MomentumProbe(), TipProbe(), ConstraintProbe(),
-            StrainProbe()]
+            StrainProbe(), ReactionProbe(model)]

@@ -114,7 +114,7 @@ class Simulation:
         self.comm = self.model.comm
         self.name = name
         self.out_dir = None if out_dir is None else Path(out_dir)
-        self.probes = default_probes() + list(probes)
+        self.probes = default_probes(self.model) + list(probes)
         self.units = {"t": "s"}
         for pr in self.probes:
             for c, u in pr.columns.items():

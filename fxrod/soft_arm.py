@@ -203,7 +203,7 @@ def soft_arm(path: str = "circle", p: SoftArmParameters = SOFT_ARM,
     forces = [lambda t, k=k: float(chamber_forces(path, t, p)[k]) for k in range(3)]
     act = soft_arm_actuation(forces, p, formulation,
                              check_times=np.linspace(0.0, p.t_end, 4001))
-    return Problem(RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm),
+    return Problem(RodModel(rod, supports=[Clamp("0")], extensions=[act], comm=comm),
                    p.h, p.t_end, PAPER_SETTINGS)
 
 
@@ -336,7 +336,7 @@ def tendon_hook(p: HookParameters = HOOK, tension=None, formulation: str = "mate
             return t * Tmax
     tendon = Tendon((p.offset, 0.0), tension, s_range=(p.s_a, p.length), name="flexor")
     act = Actuation([tendon], formulation=formulation, check_times=check_times)
-    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act], comm=comm,
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[act], comm=comm,
                      quasistatic=quasistatic)
     return Problem(model, 1.0 / check_int_min("steps", steps, 1), 1.0)
 

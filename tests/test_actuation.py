@@ -172,7 +172,7 @@ def test_pressure_static_arc_exact(formulation, tol):
     rod = soft_arm_rod()
     act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
                              formulation=formulation)
-    model = RodModel(rod, clamps=[Clamp("0")], extensions=[act], quasistatic=True)
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[act], quasistatic=True)
     sim = Simulation(Integrator(model, 0.25))
     sim.run(1.0)
     s, q = sim.centreline()
@@ -213,7 +213,7 @@ def test_input_table_from_authors_csv(ref_dir, circle):
     tables = [InputTable.from_csv(path, f"p{k + 1}") for k in range(3)]
     assert abs(tables[0](0.5005) - chamber_forces("circle", 0.5005)[0]) <= 1e-5
     rod = soft_arm_rod()
-    model = RodModel(rod, clamps=[Clamp("0")],
+    model = RodModel(rod, supports=[Clamp("0")],
                      extensions=[soft_arm_actuation(tables)])
     sim = Simulation(Integrator(model, SOFT_ARM.h, PAPER_SETTINGS))
     sim.run(1.0)

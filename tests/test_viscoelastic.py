@@ -164,7 +164,7 @@ def held_stretch(fractions, taus, eps, h, t_end):
     k = sec.stiffness
     ext = GeneralizedMaxwell([MaxwellBranch(tuple(f * k), t, t)
                                    for f, t in zip(fractions, taus, strict=True)])
-    m = RodModel(rod, clamps=[Clamp("0"), Clamp("L")], extensions=[ext])
+    m = RodModel(rod, supports=[Clamp("0"), Clamp("L")], extensions=[ext])
     g = m.bcs[2].g.x.array.reshape(-1, 12)
     assert np.allclose(g[:, 0:3], [1.0, 0.0, 0.0])     # it is the q clamp at s = L
     g[:, 0] *= 1.0 + eps
@@ -328,11 +328,11 @@ def test_consistency_ignores_constrained_strains_and_one_model_per_extension():
     kb = 0.5 * k
     kb[0:3] = 0.0                      # no branch on the constrained Kirchhoff strains
     ext = GeneralizedMaxwell([MaxwellBranch(tuple(kb), 0.1, 0.1)])
-    RodModel(rod, clamps=[Clamp("0")], extensions=[ext])
+    RodModel(rod, supports=[Clamp("0")], extensions=[ext])
     assert np.allclose(ext.C_inf[3:], 2.0 / k[3:]) and np.all(ext.C_inf[0:3] == 0.0)
     other = Rod(rod.section, (0, 0, 0), (1, 0, 0), (0, -1, 0), 2)   # unconstrained
     with pytest.raises(ParameterError, match="one RodModel only"):
-        RodModel(other, clamps=[Clamp("0")], extensions=[ext])
+        RodModel(other, supports=[Clamp("0")], extensions=[ext])
 
 
 @pytest.mark.slow
