@@ -31,7 +31,7 @@ from fxrod.kinematics import strains
 from fxrod.ledger import EnergyLedger
 from fxrod.loads import Load
 from fxrod.rod import Rod
-from fxrod.spaces import create_rod_mesh, flatten_map, mixed_space
+from fxrod.spaces import create_rod_mesh, flatten_map, mixed_space, quadrature_function
 
 #: Names of the rod's own fields in the mixed space, in order.
 ROD_FIELDS = ("q", "sigma", "lambda")
@@ -120,9 +120,11 @@ class RodModel:
         self.comm = MPI.COMM_WORLD if comm is None else comm
         for ext in self.extensions:  # validation before any form is built
             ext.bind(rod)
-        C = rod.compliance
-        overrides = [c for c in (ext.compliance(rod.compliance) for ext in self.extensions)
-                     if c is not None]
+        C, overrides = None, []
+        if rod.uniform:
+            C = rod.compliance
+            overrides = [c for c in (ext.compliance(C) for ext in self.extensions)
+                         if c is not None]
         if len(overrides) > 1:
             raise ParameterError("extensions", names,
                                  "at most one extension that sets the stress compliance")
@@ -156,14 +158,25 @@ class RodModel:
         c = lambda v: fem.Constant(self.mesh, np.float64(v))  # noqa: E731
         self.h = c(1.0)
         self.theta = c(0.5 if evaluation == "midpoint" else 1.0)
-        self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
-        self.C = fem.Constant(self.mesh, C)
-        # Stiffness of the unconstrained strains (0 for constrained ones) and the stress-free
-        # strains eps0: those of the discrete reference (or the rod's intrinsic strains).
-        # They enter the initial stresses and the probe column strain_energy_displacement
-        # (elastic energy of the displacement-based strains, full instantaneous stiffness).
-        k = np.where(rod.compliance > 0, sec.stiffness, 0.0)
-        self.K = fem.Constant(self.mesh, k)
+        # Section constants: Constants of a uniform section, quadrature-point functions of a
+        # section varying along s. K: stiffness of the unconstrained strains (0 for the
+        # constrained ones), used by the initial stresses and strain_energy_displacement.
+        free = rod.free[:, None]
+        if rod.uniform:
+            self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
+            self.C = fem.Constant(self.mesh, C)
+            self.K = fem.Constant(self.mesh, np.where(rod.free, sec.stiffness, 0.0))
+        else:
+            def stiff(s):
+                v = sec.values(s)
+                return np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
+
+            qf = lambda fn, shape=(): quadrature_function(self.mesh, fn, shape)  # noqa: E731
+            self.rhoA, self.M11, self.M22 = (qf(lambda s, n=n: sec.values(s)[n])
+                                             for n in ("rhoA", "M11", "M22"))
+            self.C = qf(lambda s: np.where(free, 1.0 / stiff(s), 0.0), (6,))
+            self.K = qf(lambda s: np.where(free, stiff(s), 0.0), (6,))
+        # stress-free strains eps0: those of the discrete reference (or natural curvature)
         self.q_ref = fem.Function(ms.Q, name="q_ref")
         self.q_ref.interpolate(lambda x: rod.initial_configuration(x[0]).T)
         self.eps0 = strains(self.q_ref, self.q_ref.dx(0))

@@ -11,6 +11,7 @@ constrained strains.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -144,6 +145,88 @@ class Section:
                    radius=0.5 * math.sqrt(A))
 
 
+#: The section constants that may vary along s, in the order of :class:`Section`.
+SECTION_FIELDS = ("rhoA", "M11", "M22", "k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")
+
+
+@dataclass(frozen=True)
+class VaryingSection:
+    """Section constants that vary along the arc length s (SI units, as :class:`Section`).
+
+    Every constant is a number or a callable ``s -> values`` (numpy arrays of arc lengths
+    [m] in, arrays out); the model evaluates them at the quadrature points, so they enter
+    mass, stiffness, gravity and every energy and momentum. They are checked (non-negative
+    masses, positive stiffnesses) on 201 points of ``[0, L]`` when the rod is built.
+    """
+
+    rhoA: float | Callable
+    M11: float | Callable
+    M22: float | Callable
+    k_s1: float | Callable
+    k_s2: float | Callable
+    k_e: float | Callable
+    k_b1: float | Callable
+    k_b2: float | Callable
+    k_t: float | Callable
+    radius: float | Callable | None = None
+
+    def values(self, s) -> dict[str, np.ndarray]:
+        """All constants at the arc lengths ``s`` [m]."""
+        s = np.asarray(s, dtype=float)
+        out = {}
+        for name in SECTION_FIELDS:
+            v = getattr(self, name)
+            out[name] = np.broadcast_to(np.asarray(v(s) if callable(v) else v, dtype=float),
+                                        s.shape).copy()
+        return out
+
+    def check(self, length: float) -> None:
+        """Raise ParameterError unless masses are >= 0 and stiffnesses > 0 on [0, L]."""
+        s = np.linspace(0.0, length, 201)
+        try:
+            vals = self.values(s)
+        except Exception as e:  # noqa: BLE001 - report any failure of the user callables
+            raise ParameterError("section", self, f"callables s -> values ({e})") from None
+        for name, v in vals.items():
+            positive = name.startswith("k_")
+            bad = ~np.isfinite(v) | ((v <= 0.0) if positive else (v < 0.0))
+            if np.any(bad):
+                i = int(np.flatnonzero(bad)[0])
+                raise ParameterError(f"{name} at s = {s[i]:.6g}", float(v[i]),
+                                     ("> 0" if positive else ">= 0") + f" on [0, {length:g}] m")
+
+    @classmethod
+    def circular(cls, radius: float | Callable, E: float | Callable, rho: float | Callable,
+                 G: float | None = None, nu: float | None = None,
+                 shear_factor: float = 1.0) -> VaryingSection:
+        """Solid circular section with radius [m], Young's modulus [Pa] and density
+        [kg/m^3] each a number or a function of s (tapered or graded rods); shear modulus
+        ``G`` [Pa] or Poisson ratio ``nu`` as for :meth:`Section.circular`."""
+        if (G is None) == (nu is None):
+            raise ParameterError("G/nu", (G, nu), "exactly one of G [Pa] or nu given")
+        if nu is not None:
+            check_range("nu", nu, -1.0, 0.5, lo_open=True, hi_open=True)
+        kappa = check_positive("shear_factor", shear_factor)
+
+        def ev(f, s):
+            return np.asarray(f(s) if callable(f) else f, dtype=float)
+
+        def Gm(s):
+            return ev(G, s) if G is not None else ev(E, s) / (2.0 * (1.0 + nu))
+
+        def A(s):
+            return np.pi * ev(radius, s) ** 2
+
+        def Iax(s):
+            return np.pi * ev(radius, s) ** 4 / 4.0
+
+        return cls(rhoA=lambda s: ev(rho, s) * A(s), M11=lambda s: ev(rho, s) * Iax(s),
+                   M22=lambda s: ev(rho, s) * Iax(s), k_s1=lambda s: kappa * Gm(s) * A(s),
+                   k_s2=lambda s: kappa * Gm(s) * A(s), k_e=lambda s: ev(E, s) * A(s),
+                   k_b1=lambda s: ev(E, s) * Iax(s), k_b2=lambda s: ev(E, s) * Iax(s),
+                   k_t=lambda s: Gm(s) * 2.0 * Iax(s), radius=radius)
+
+
 def normalize_constraints(constraints) -> tuple[str, ...]:
     """Expand aliases and validate a set of constrained strain names."""
     if constraints is None:
@@ -177,8 +260,8 @@ class Rod:
 
     Parameters
     ----------
-    section : Section
-        Per-unit-length constants.
+    section : Section or VaryingSection
+        Per-unit-length constants, uniform or varying along s.
     start, end : sequence of 3 floats, optional
         Centreline end points ``phi(0)`` and ``phi(L)`` [m] of a straight rod.
     d1 : sequence of 3 floats, optional
@@ -198,7 +281,7 @@ class Rod:
         shape.
     """
 
-    section: Section
+    section: Section | VaryingSection
     start: tuple[float, float, float] | None = None
     end: tuple[float, float, float] | None = None
     d1: tuple[float, float, float] | None = None
@@ -208,8 +291,8 @@ class Rod:
     natural_curvature: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.section, Section):
-            raise ParameterError("section", self.section, "a fxrod.Section")
+        if not isinstance(self.section, Section | VaryingSection):
+            raise ParameterError("section", self.section, "a fxrod Section or VaryingSection")
         if self.curve is None:
             if self.start is None or self.end is None or self.d1 is None:
                 raise ParameterError("curve", None, "a fxrod.geometry Curve, or start, end "
@@ -225,6 +308,8 @@ class Rod:
             raise ParameterError("start/end/d1", (self.start, self.end, self.d1),
                                  "not given together with curve")
         check_int_min("n_elements", self.n_elements, 1)
+        if isinstance(self.section, VaryingSection):
+            self.section.check(self.length)
         object.__setattr__(self, "constraints", normalize_constraints(self.constraints))
         if self.natural_curvature is not None:
             k0 = check_vector("natural_curvature", self.natural_curvature, 3)
@@ -246,13 +331,23 @@ class Rod:
         return self.curve.evaluate(np.zeros(1))[1][0]
 
     @property
+    def free(self) -> np.ndarray:
+        """Which of the six strains are unconstrained (boolean mask)."""
+        return np.array([name not in self.constraints for name in STRAIN_NAMES])
+
+    @property
+    def uniform(self) -> bool:
+        """Whether the section is the same along the whole rod."""
+        return isinstance(self.section, Section)
+
+    @property
     def compliance(self) -> np.ndarray:
-        """Diagonal compliance ``(C_N, C_M)`` [1/N, 1/(N m^2)], zero for constrained strains."""
-        c = 1.0 / self.section.stiffness
-        for i, name in enumerate(STRAIN_NAMES):
-            if name in self.constraints:
-                c[i] = 0.0
-        return c
+        """Diagonal compliance ``(C_N, C_M)`` [1/N, 1/(N m^2)], zero for constrained strains
+        (uniform sections only)."""
+        if not self.uniform:
+            raise ParameterError("section", "VaryingSection",
+                                 "a uniform Section for this feature")
+        return np.where(self.free, 1.0 / self.section.stiffness, 0.0)
 
     def initial_configuration(self, s: np.ndarray) -> np.ndarray:
         """Nodal values ``q = (phi, d1, d2, d3)`` (shape ``(len(s), 12)``) at arc lengths s."""

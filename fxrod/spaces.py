@@ -80,3 +80,13 @@ def mixed_space(msh: mesh.Mesh, extra_elements=()) -> MixedSpace:
         V, vm = W.sub(3 + i).collapse()
         extra.append((V, flatten_map(vm)))
     return MixedSpace(W=W, Q=Q, q_map=flatten_map(qm), S=S, s_map=flatten_map(sm), extra=extra)
+
+
+def quadrature_function(msh: mesh.Mesh, fn, shape: tuple[int, ...] = ()) -> fem.Function:
+    """A function with values ``fn(s)`` at the quadrature points of the main measure ``dx``
+    (``fn`` maps arc lengths (n,) to values (n,) or ``(*shape, n)``): coefficients that vary
+    along the rod, exact where the forms evaluate them."""
+    el = basix.ufl.quadrature_element(msh.basix_cell(), value_shape=shape, degree=GAUSS_DEGREE)
+    f = fem.Function(fem.functionspace(msh, el))
+    f.interpolate(lambda x: np.asarray(fn(x[0]), dtype=float))
+    return f

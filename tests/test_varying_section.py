@@ -1,0 +1,72 @@
+"""Sections varying along s: a tapered cantilever under its own weight against the
+Euler-Bernoulli closed form (an independent quadrature of the double integral), and the
+mass of a tapered rod in free fall.
+
+Closed form (small load, shear-rigid and inextensible): ``w_tip = int_0^L M(x) (L - x) /
+EI(x) dx`` with ``M(x) = int_x^L q(xi) (xi - x) dxi``, ``q = rho g pi r^2``,
+``EI = E pi r^4 / 4`` for ``r(s) = r0 (1 - s / (2 L))``. The P2/DG1 element converges at
+order 4 (measured relative tip errors 2.3e-5, 1.4e-6, 9.0e-8 for 8, 16, 32 elements).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from fxrod.bcs import Clamp
+from fxrod.errors import ParameterError
+from fxrod.integrators import Integrator
+from fxrod.loads import Gravity
+from fxrod.model import RodModel
+from fxrod.rod import Rod, VaryingSection
+from fxrod.simulation import Simulation
+
+L, R0, E, RHO = 1.0, 0.01, 2e11, 7850.0
+
+
+def radius(s):
+    return R0 * (1.0 - 0.5 * np.asarray(s) / L)
+
+
+SEC = VaryingSection.circular(radius=radius, E=E, rho=RHO, nu=0.3)
+
+
+def test_tapered_cantilever_under_gravity():
+    g = 1e-3
+
+    def q(x):
+        return RHO * g * np.pi * radius(x) ** 2
+
+    def M(x):
+        return quad(lambda xi: q(xi) * (xi - x), x, L, epsabs=0.0, epsrel=1e-13)[0]
+
+    w = quad(lambda x: M(x) * (L - x) / (E * np.pi * radius(x) ** 4 / 4.0), 0.0, L,
+             epsabs=0.0, epsrel=1e-12)[0]
+    err = []
+    for n in (8, 32):
+        rod = Rod(SEC, (0, 0, 0), (L, 0, 0), (0, 1, 0), n, constraints=("kirchhoff",))
+        model = RodModel(rod, [Gravity((0.0, 0.0, -g))], [Clamp("0")], quasistatic=True)
+        Integrator(model, 1.0).advance_to(1.0)
+        err.append(abs(model.nodes.tip()[2] / (-w) - 1.0))
+    assert err[1] <= 2e-7
+    assert np.log(err[0] / err[1]) / np.log(4.0) >= 3.8
+
+
+def test_tapered_rod_free_fall_momentum():
+    """p_3 = -m g t with the mass m = rho pi r0^2 L 7/12 of the taper (exact quadrature)."""
+    g = 9.81
+    model = RodModel(Rod(SEC, (0, 0, 0), (L, 0, 0), (0, 1, 0), 4), [Gravity((0.0, 0.0, -g))])
+    sim = Simulation(Integrator(model, 0.01))
+    sim.run(0.1)
+    m = RHO * np.pi * R0**2 * L * 7.0 / 12.0
+    np.testing.assert_allclose(sim.column("p_3"), -m * g * sim.column("t"), rtol=1e-12,
+                               atol=1e-15)
+
+
+def test_section_function_must_be_positive():
+    bad = VaryingSection.circular(radius=lambda s: R0 * (1.0 - 2.0 * s), E=E, rho=RHO, nu=0.3)
+    with pytest.raises(ParameterError, match=r"k_s1 at s = 0.5"):
+        Rod(bad, (0, 0, 0), (L, 0, 0), (0, 1, 0), 4)
+    with pytest.raises(ParameterError, match="uniform Section"):
+        Rod(SEC, (0, 0, 0), (L, 0, 0), (0, 1, 0), 4).compliance
