@@ -402,6 +402,8 @@ class Actuation(Extension):
         points) against ``rod``."""
         if self.rod is not None:
             raise ParameterError("Actuation", self, "used by one RodModel only")
+        if not rod.uniform:
+            raise ParameterError("section", "VaryingSection", "a uniform Section for actuators")
         R = self.section_radius if self.section_radius is not None else rod.section.radius
         if not self.allow_offset_outside:
             if R is None:

@@ -174,6 +174,9 @@ class GeneralizedMaxwell(Extension):
         if self.rod is not None:
             raise ParameterError("GeneralizedMaxwell", self,
                                  "used by one RodModel only (create one per model)")
+        if not rod.uniform:
+            raise ParameterError("section", "VaryingSection",
+                                 "a uniform Section for viscoelastic branches")
         k_rod = rod.section.stiffness
         free = rod.compliance > 0.0                       # unconstrained strains
         branches = self.branches
