@@ -84,6 +84,40 @@ class Nodes:
         order = np.argsort(s, kind="stable")
         return s[order], qq[order]
 
+    def gather_stresses(self, root: int = 0):
+        """Stress resultants at the element ends, gathered to ``root`` (None elsewhere).
+
+        Returns ``(s, element, N, M, n, m)`` sorted by element then s: arc length [m],
+        element index, the material components ``N`` [N], ``M`` [N m] of the DG1 stress
+        field (discontinuous between elements) and the spatial ones ``n = R N``,
+        ``m = R M`` with the directors of the node at s.
+        """
+        mod = self.model
+        S = mod.space.S
+        tdim = mod.mesh.topology.dim
+        imap = mod.mesh.topology.index_map(tdim)
+        cells = np.arange(imap.size_local, dtype=np.int32)
+        dofs = np.array([S.dofmap.cell_dofs(c) for c in cells]).reshape(-1)
+        s_dof = S.tabulate_dof_coordinates()[dofs, 0]
+        sig = mod.w0.x.array[mod.space.s_map].reshape(-1, 6)[dofs]
+        elem = np.repeat(imap.local_range[0] + cells, 2)
+        q_loc = mod.q_nodal_local()
+        s_q = mod.space.Q.tabulate_dof_coordinates()[:, 0]
+        tol = 1e-12 * max(mod.rod.length, 1.0)
+        node = np.array([int(np.flatnonzero(np.abs(s_q - x) <= tol)[0]) for x in s_dof],
+                        dtype=int)
+        R = np.stack([q_loc[node, 3:6], q_loc[node, 6:9], q_loc[node, 9:12]], axis=-1)
+        n = np.einsum("nij,nj->ni", R, sig[:, 0:3])
+        m = np.einsum("nij,nj->ni", R, sig[:, 3:6])
+        parts = mod.comm.gather((s_dof, elem, sig, n, m), root=root)
+        if mod.comm.rank != root:
+            return None
+        s_all, e_all, sig_all, n_all, m_all = (np.concatenate(x) for x in zip(*parts,
+                                                                               strict=True))
+        order = np.lexsort((s_all, e_all))
+        return (s_all[order], e_all[order], sig_all[order, 0:3], sig_all[order, 3:6],
+                n_all[order], m_all[order])
+
 
 def nodal_constraint_max(q: np.ndarray) -> float:
     """Largest ``|g_ij(d)| = |1/2 (d_i.d_j - delta_ij)|`` over nodes (theory §1.1)."""

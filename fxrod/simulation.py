@@ -21,6 +21,11 @@ from fxrod.io import STANDARD_COLUMNS, CSVWriter, truncate_csv
 from fxrod.paraview import PVDWriter, sample_p2_curve
 from fxrod.probes import default_probes
 
+#: Columns of ``DIR/<name>_internal_forces.csv`` (one block of rows per snapshot time):
+#: time [s], arc length [m], element index, material N [N], M [N m], spatial n [N], m [N m].
+INTERNAL_FORCE_COLUMNS = ("t", "s", "element", "N_1", "N_2", "N_3", "M_1", "M_2", "M_3",
+                          "n_1", "n_2", "n_3", "m_1", "m_2", "m_3")
+
 
 class Interrupted(RuntimeError):
     """The run was stopped by a signal at the end of a completed step."""
@@ -69,7 +74,9 @@ class Simulation:
     name : str
         Base name of the files (``DIR/NAME.csv``, ``DIR/NAME.pvd``).
     snapshot_times : sequence of float
-        Times at which centrelines are kept for pictures.
+        Times at which centrelines are kept for pictures (``snapshots``) and the stress
+        resultants N(s), M(s), n(s), m(s) are written (``internal_forces`` and
+        ``DIR/<name>_internal_forces.csv``).
     paraview_every : int
         Write a ParaView frame every k steps (0: none).
     probes : sequence of Probe
@@ -125,6 +132,8 @@ class Simulation:
         self.columns += [c for c in self.units if c not in self.columns]
         self.snapshot_times = sorted(float(t) for t in snapshot_times)
         self.snapshots: dict[float, np.ndarray] = {}
+        self.internal_forces: dict[float, np.ndarray] = {}
+        self._internal_written = False
         self.history = History()
         self.keep_rows = bool(keep_rows)  # False: only the last row stays in memory
         self.quiet = quiet
@@ -154,6 +163,7 @@ class Simulation:
                                      else self.integ.t)
         if resumed_step is not None:
             self.history.append({"t": self.integ.t})  # marks the initial row as written
+            self._internal_written = True             # append to the snapshot file
 
     # ------------------------------------------------------------------ checkpoints
     @property
@@ -208,11 +218,31 @@ class Simulation:
         g = self.centreline()  # collective: every rank takes the same branch
         for ts in want_snap:
             self.snapshots[ts] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
+        if want_snap:
+            self._write_internal_forces(t, self.model.nodes.gather_stresses())
         if want_pvd and g is not None:
             s, q = g
             ss, qq = sample_p2_curve(s, q)
             self.pvd.write(t, qq[:, 0:3], point_data={
                 "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12]})
+
+    def _write_internal_forces(self, t: float, st) -> None:
+        """Keep the stress resultants of a snapshot (``internal_forces[t]``) and append them
+        to ``DIR/<name>_internal_forces.csv`` (columns :data:`INTERNAL_FORCE_COLUMNS`)."""
+        if st is None:       # not the root rank
+            return
+        s, elem, N, M, n, m = st
+        table = np.column_stack([np.full(s.size, t), s, elem, N, M, n, m])
+        self.internal_forces[t] = table
+        if self.out_dir is None:
+            return
+        path = self.out_dir / f"{self.name}_internal_forces.csv"
+        new = not (path.exists() and self._internal_written)
+        with open(path, "w" if new else "a") as fh:
+            if new:
+                fh.write(",".join(INTERNAL_FORCE_COLUMNS) + "\n")
+            np.savetxt(fh, table, delimiter=",", fmt="%.17g")
+        self._internal_written = True
 
     def run(self, t_end: float) -> list[dict]:
         """Record the initial state, step to ``t_end`` recording every step; return rows.
