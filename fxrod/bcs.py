@@ -10,12 +10,14 @@ that multiplier is removed too (theory §2.4 item 2):
 * :class:`Hinge` -- position fixed, rotation only about the reference director ``axis``
   (that director is fixed; the other two turn about it).
 
-Fixed supports do no work, so the energy ledger is unchanged; their reaction force and
-moment are output by :class:`fxrod.probes.ReactionProbe`.
+Fixed supports do no work; a clamp moved along a prescribed motion does, and its work is
+booked in the energy ledger. Reaction forces and moments are output by
+:class:`fxrod.probes.ReactionProbe`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fxrod.errors import ParameterError
@@ -50,13 +52,20 @@ class Support:
 
 @dataclass(frozen=True)
 class Clamp(Support):
-    """Clamp an end in its reference position and orientation.
+    """Clamp an end in its reference position and orientation, or move it along a
+    prescribed motion (a robot moving the base of a soft arm).
 
     Parameters
     ----------
     end : {"0", "L"}
         ``"0"`` for s = 0 (default), ``"L"`` for s = L.
+    motion : callable, optional
+        ``t -> (position [m] (3,), R (3, 3))``: the pose of the end at time t [s] (columns
+        of R: d1, d2, d3), equal to the reference pose at t = 0. The work the support does
+        enters the energy ledger (``support_work``).
     """
+
+    motion: Callable | None = None
 
     def fixed_q(self) -> tuple[int, ...]:
         return tuple(range(12))

@@ -91,13 +91,6 @@ class Integrator:
         if self._dw_prev is None or self._dv_prev is None or self._h_prev is None:
             self._dw_prev = self._dv_prev = self._h_prev = None
 
-    def _update_loads(self, t0: float, h: float) -> None:
-        te = t0 + float(self.model.theta.value) * h
-        for ld in self.model.loads:
-            ld.update(te)
-        for ext in self.model.extensions:
-            ext.update(te, t0 + 0.5 * h)
-
     def _predict(self, h: float, plain: bool = False) -> None:
         """Initial Newton iterate of a step of size h (only the path to the solution
         depends on it, not the solution).
@@ -140,7 +133,7 @@ class Integrator:
         """
         m = self.model
         m.h.value = h
-        self._update_loads(self.t, h)
+        m.update_inputs(self.t, h)
         st = self.settings
         extrapolates = st.predictor == "extrapolate" and self._dw_prev is not None
         attempts = [(not extrapolates, st.jacobian_lag, None), (True, 1, None)]
@@ -164,8 +157,8 @@ class Integrator:
 
     def _accept(self, res: StepResult) -> StepResult:
         m = self.model
-        flows = m.ledger.flows()
-        res.reactions = m.reactions()
+        res.reactions, support_work = m.support_response()
+        flows = m.ledger.flows(support_work)
         res.external_work = flows["external_work"]
         res.port_work = flows["port_work"]
         res.dissipation = flows["dissipated"]

@@ -6,10 +6,11 @@ Every entry is a UFL form built from the same pieces as the residual (the terms 
 real check of the solved step, not an identity. For a step ``t_n -> t_{n+1}`` (theory §2.3,
 eq. (44), (65)-(67))::
 
-    H_{n+1} - H_n = W_ext^n + W_port^n - D^n
+    H_{n+1} - H_n = W_ext^n + W_port^n + W_support^n - D^n
 
-and ``energy_residual = H_{n+1} - H_n - W_ext^n - W_port^n + D^n`` is zero to the Newton
-tolerance. All energies in J (the units of the model's data).
+(``W_support`` the work of moving supports, from :meth:`fxrod.model.RodModel.support_response`)
+and ``energy_residual = H_{n+1} - H_n - W_ext^n - W_port^n - W_support^n + D^n`` is zero to the
+Newton tolerance. All energies in J (the units of the model's data).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ LEDGER_COLUMNS: dict[str, str] = {
     "H": "J",
     "external_work": "J",
     "port_work": "J",
+    "support_work": "J",
     "dissipated": "J",
     "energy_residual": "J",
 }
@@ -44,7 +46,8 @@ class EnergyLedger:
     H : float or None
         Stored energy ``H_n`` [J] of the current state (None until first evaluated).
     totals : dict of str to float
-        Cumulated ``external_work``, ``port_work``, ``dissipated`` [J] since the start.
+        Cumulated ``external_work``, ``port_work``, ``support_work``, ``dissipated`` [J]
+        since the start.
     energy_residual : float
         Balance residual [J] of the last booked step (0 before the first step).
     """
@@ -73,7 +76,8 @@ class EnergyLedger:
     def reset(self) -> None:
         """Start the bookkeeping afresh at the current state."""
         self.H: float | None = None
-        self.totals = {"external_work": 0.0, "port_work": 0.0, "dissipated": 0.0}
+        self.totals = {"external_work": 0.0, "port_work": 0.0, "support_work": 0.0,
+                       "dissipated": 0.0}
         self.energy_residual = 0.0
 
     def stored(self) -> dict[str, float]:
@@ -83,20 +87,21 @@ class EnergyLedger:
         strain = self._sum(self._strain)
         return {"kinetic": kin, "strain_energy": strain, "H": kin + strain}
 
-    def flows(self) -> dict[str, float]:
-        """``external_work``, ``port_work``, ``dissipated`` [J] of the step just solved
-        (call before the state update; also fixes ``H_n`` if not known yet)."""
+    def flows(self, support_work: float = 0.0) -> dict[str, float]:
+        """``external_work``, ``port_work``, ``support_work`` (given), ``dissipated`` [J] of
+        the step just solved (call before the state update; also fixes ``H_n`` if not known
+        yet)."""
         if self.H is None:
             self.H = self.stored()["H"]
         return {"external_work": self._sum(self._work), "port_work": self._sum(self._port),
-                "dissipated": self._sum(self._diss)}
+                "support_work": float(support_work), "dissipated": self._sum(self._diss)}
 
     def book(self, flows: dict[str, float]) -> float:
         """Close a step after the state update: add ``flows`` to the totals, evaluate
         ``H_{n+1}`` and return the balance residual [J]."""
         H_new = self.stored()["H"]
         self.energy_residual = (H_new - self.H - flows["external_work"] - flows["port_work"]
-                                + flows["dissipated"])
+                                - flows["support_work"] + flows["dissipated"])
         for k, v in flows.items():
             self.totals[k] += v
         self.H = H_new

@@ -194,7 +194,7 @@ class RodModel:
             mesh=self.mesh, dx=ms.dx, dx_nodal=ms.dx_nodal,
             ds=ufl.Measure("ds", domain=self.mesh, subdomain_data=self.end_tags),
             h=self.h, theta=self.theta, rhoA=self.rhoA, M11=self.M11, M22=self.M22, C=self.C,
-            q1=q1, q0=q0, v0=self.v0, sig1=sig1, sig0=sig0, lam=lam,
+            q1=q1, q0=q0, v0=self.v0, sig1=sig1, sig0=sig0, lam=lam, dq=tests[0],
             inertia=not self.quasistatic, loads=self.loads,
         )
         for ld in self.loads:
@@ -254,6 +254,7 @@ class RodModel:
         W, ms = self.space.W, self.space
         Lspace, _ = W.sub(2).collapse()
         self._support_dofs = {}
+        self._moving = []
         for sup in self.supports:
             facets = self._end_facets[sup.end]
             s = 0.0 if sup.end == "0" else self.rod.length
@@ -264,6 +265,9 @@ class RodModel:
                 qval = fem.Function(ms.Q)
                 qval.interpolate(lambda x, q=q_end: np.tile(q[:, None], (1, x.shape[1])))
                 bcs.append(fem.dirichletbc(qval, qdofs, W.sub(0)))
+                if getattr(sup, "motion", None) is not None:
+                    self._check_motion(sup, q_end)
+                    self._moving.append((sup, qval))
             else:
                 for i in fixed:
                     Wi = W.sub(0).sub(i)
@@ -282,37 +286,76 @@ class RodModel:
             ).reshape(12, -1)
         return bcs
 
-    def reactions(self) -> dict[str, np.ndarray]:
-        """Reaction force [N] and moment [N m] that each support exerts on the rod in the
-        step just solved (call before the state update): ``{label: (f_1..3, m_1..3)}``.
+    @staticmethod
+    def _pose(sup, t: float) -> np.ndarray:
+        """q (12,) of a moving clamp at time t, checked."""
+        try:
+            pos, R = sup.motion(t)
+            pos, R = np.asarray(pos, dtype=float), np.asarray(R, dtype=float)
+        except Exception as e:  # noqa: BLE001 - report any failure of the user callable
+            raise ParameterError(f"motion of {sup.label}", sup.motion,
+                                 f"a callable t -> (position, R) ({e})") from None
+        if pos.shape != (3,) or R.shape != (3, 3) or not np.all(np.isfinite(R)) \
+                or not np.all(np.isfinite(pos)):
+            raise ParameterError(f"motion of {sup.label} at t = {t:.6g}", (pos, R),
+                                 "a finite position (3,) and frame (3, 3)")
+        err = float(np.max(np.abs(R.T @ R - np.eye(3))))
+        if err > 1e-12 or np.linalg.det(R) < 0.0:
+            raise ParameterError(f"motion of {sup.label} at t = {t:.6g}",
+                                 f"|R^T R - I| = {err:.2e}", "a rotation (to 1e-12)")
+        return np.concatenate([pos, R[:, 0], R[:, 1], R[:, 2]])
 
-        From the residual rows of the support's node without the Dirichlet conditions, which
-        the support's reaction balances: ``f = F_phi / h``, ``m = sum_k d_k x F_dk / h``
-        (the power of ``F_dk`` on
-        ``v_dk = omega x d_k`` is ``m . omega``), ``d_k`` at the evaluation state. In
-        statics the momentum balance of the whole rod holds with them exactly; in dynamics
+    def _check_motion(self, sup, q_end: np.ndarray) -> None:
+        if np.max(np.abs(self._pose(sup, 0.0) - q_end)) > 1e-12 * max(1.0, self.rod.length):
+            raise ParameterError(f"motion of {sup.label} at t = 0", "pose",
+                                 "the reference pose of that end")
+
+    def update_inputs(self, t0: float, h: float) -> None:
+        """Set the time-dependent inputs of the step ``[t0, t0 + h]`` [s]: loads at the
+        evaluation time, extensions at it and at the midpoint, moving clamps at the end."""
+        te = t0 + float(self.theta.value) * h
+        for ld in self.loads:
+            ld.update(te)
+        for ext in self.extensions:
+            ext.update(te, t0 + 0.5 * h)
+        for sup, qval in self._moving:
+            q = self._pose(sup, t0 + h)
+            qval.x.array[:] = np.tile(q, qval.x.array.size // 12)
+
+    def support_response(self) -> tuple[dict[str, np.ndarray], float]:
+        """Reactions and work of the supports in the step just solved (call before the state
+        update): ``({label: (f_1..3 [N], m_1..3 [N m])}, W_support [J])``.
+
+        From the residual rows of the supports' nodes without the Dirichlet conditions,
+        which the reactions balance: ``f = F_phi / h``, ``m = sum_k d_k x F_dk / h`` (the
+        power of ``F_dk`` on ``v_dk = omega x d_k`` is ``m . omega``), ``d_k`` at the
+        evaluation state; ``W_support = sum F . (q_{n+1} - q_n) / h`` over those rows (zero
+        for fixed supports). In statics the reactions balance the loads exactly; in dynamics
         they are the step averages at ``t_{n+1/2}``.
         """
         if not self.supports:
-            return {}
+            return {}, 0.0
         if getattr(self, "_F_compiled", None) is None:
             self._F_compiled = fem.form(self.F)
         b = fem.assemble_vector(self._F_compiled)
         b.scatter_reverse(la.InsertMode.add)
         n_owned = self.space.W.dofmap.index_map.size_local * self.space.W.dofmap.index_map_bs
         theta = float(self.theta.value)
-        q_e = (1.0 - theta) * self.w0.x.array + theta * self.w.x.array
+        w1, w0 = self.w.x.array, self.w0.x.array
+        q_e = (1.0 - theta) * w0 + theta * w1
         h = float(self.h.value)
-        out = {}
+        out, work = {}, 0.0
         for label, dofs in self._support_dofs.items():
             val = np.zeros(6)
             if dofs.size and dofs[0, 0] < n_owned:
-                F = b.array[dofs[:, 0]]
-                d = q_e[dofs[3:, 0]].reshape(3, 3)
+                idx = dofs[:, 0]
+                F = b.array[idx]
+                d = q_e[idx[3:]].reshape(3, 3)
                 val[:3] = F[:3] / h
                 val[3:] = sum(np.cross(d[k], F[3 + 3 * k:6 + 3 * k]) for k in range(3)) / h
+                work += float(F @ (w1[idx] - w0[idx])) / h
             out[label] = self.comm.allreduce(val, op=MPI.SUM)
-        return out
+        return out, self.comm.allreduce(work, op=MPI.SUM)
 
     def set_initial_state(self) -> None:
         """The reference configuration at rest; stress-free unless the rod has a natural

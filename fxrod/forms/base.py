@@ -76,7 +76,8 @@ class Extension:
         return None
 
     def residual(self, ctx: Context):
-        """Residual rows of the extension's own fields (already divided by h), or None."""
+        """Residual terms (already divided by h) of the extension's own fields, or terms in
+        the momentum rows tested with ``ctx.dq`` (e.g. spring forces), or None."""
         return None
 
     def stored_energy(self, ctx: Context):
@@ -101,8 +102,9 @@ class Context:
     """UFL pieces shared by all terms of the residual.
 
     ``q1, sig1, lam`` are the step unknowns (``t_{n+1}``), ``q0, sig0, v0`` the state at
-    ``t_n``; ``theta`` places the evaluation state ``(.)_e = (.)_n + theta ((.)_{n+1} -
-    (.)_n)`` (1/2 in dynamics). ``C`` is the compliance of the stress field ``sigma``.
+    ``t_n``, ``dq`` the test function of the momentum rows; ``theta`` places the evaluation
+    state ``(.)_e = (.)_n + theta ((.)_{n+1} - (.)_n)`` (1/2 in dynamics). ``C`` is the
+    compliance of the stress field ``sigma``.
     ``inertia`` is False for a quasi-static problem (no inertia rows, no kinetic energy).
     """
 
@@ -122,6 +124,7 @@ class Context:
     sig1: object
     sig0: object
     lam: object
+    dq: object = None
     inertia: bool = True
     loads: list = field(default_factory=list)
 
