@@ -101,3 +101,42 @@ def quasistatic_cantilever(n_elements: int = 8, constrained: bool = False,
     model = RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True,
                      evaluation=evaluation)
     return Problem(model, h, 1.0)
+
+
+# ------------------------------------------------------------------- curved rods
+def bend45_section() -> Section:
+    """The 45-degree bend's 1 x 1 square section: E = 1e7, G = E/2, shear factor 5/6,
+    I = 1/12, J = 1/6 (consistent units, Bathe & Bolourchi 1979)."""
+    E, G = 1e7, 0.5e7
+    return Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=5 / 6 * G, k_s2=5 / 6 * G, k_e=E,
+                   k_b1=E / 12, k_b2=E / 12, k_t=G / 6, radius=0.5)
+
+
+def bend45(n_elements: int = 8, h: float = 30.0, comm=None) -> Problem:
+    """The 45-degree bend (Bathe & Bolourchi 1979; Simo & Vu-Quoc 1986): an arc of radius
+    100 through 45 degrees starting at the origin tangent to e1, centre (0, 100, 0),
+    clamped at s = 0, dead tip force t e3 with t the load F in [0, 600] (quasi-static,
+    steps of h with step cutting)."""
+    from fxrod.geometry import Arc
+
+    rod = Rod(bend45_section(), curve=Arc(100.0, np.pi / 4), n_elements=n_elements)
+    load = EndLoad("L", force=lambda t: t * np.array([0.0, 0.0, 1.0]))
+    model = RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True)
+    return Problem(model, h, 600.0, SolverSettings(adaptive=True))
+
+
+def helix_spring(n_elements: int = 40, force: float = 50.0, turns: float = 5.0,
+                 h: float = 0.1, comm=None) -> Problem:
+    """A steel helical spring (coil radius 10 mm, pitch 4 mm, wire radius 1 mm) clamped at
+    s = 0 and pulled along its axis through the coil centre by ``t * force`` [N], t in
+    [0, 1] (quasi-static); the linear spring rate is Castigliano's formula (theory §1.3)."""
+    from fxrod.geometry import Helix
+
+    sec = Section.circular(radius=1e-3, E=2e11, rho=7850.0, nu=0.3, shear_factor=0.9)
+    rod = Rod(sec, curve=Helix(0.01, 0.004, turns), n_elements=n_elements)
+    q_end = rod.initial_configuration([rod.length])[0]
+    arm = np.array([-q_end[0], -q_end[1], 0.0])       # from the wire end to the coil axis
+    F = np.array([0.0, 0.0, float(force)])
+    load = EndLoad("L", force=lambda t: t * F, moment=lambda t: t * np.cross(arm, F))
+    model = RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True)
+    return Problem(model, h, 1.0, SolverSettings(adaptive=True))
