@@ -1,18 +1,23 @@
 """The ``fxrod`` command line: list, run, plot, view, info, sweep.
 
-Errors of the user (unknown demo, unwritable output directory, a CSV without the needed
-columns, bad parameters) print one line ``fxrod: error: ...`` and exit with status 2, without
-a traceback.
+``fxrod list`` and ``fxrod run NAME`` use the case registry (:data:`fxrod.cases.CASES`):
+``fxrod run NAME [--out DIR] [--quick] [--no-pictures] [--quiet] [case options]`` runs
+``CASES[NAME]`` with the case's own options (``fxrod run NAME --help`` lists them with units
+and defaults), exactly as ``python demos/<name>.py`` does.
+
+Errors of the user (unknown case, bad option, unwritable output directory, a CSV without the
+needed columns, bad parameters) print one line ``fxrod: error: ...`` and exit with status 2,
+without a traceback. A run stopped by SIGINT/SIGTERM exits with 128 + the signal, a case
+whose own checks fail with 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import os
-import runpy
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import fxrod
 
@@ -23,52 +28,37 @@ class CLIError(Exception):
     """A user error reported as one line."""
 
 
-def demos_dir() -> Path:
-    """Directory of the demo scripts (``$FXROD_DEMOS`` or ``<repo>/demos``)."""
-    env = os.environ.get("FXROD_DEMOS")
-    d = Path(env) if env else Path(fxrod.__file__).resolve().parents[1] / "demos"
-    if not d.is_dir():
-        raise CLIError(f"demo directory {d} not found (set FXROD_DEMOS)")
-    return d
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are :class:`CLIError` (one line, status 2)."""
 
-
-def available_demos() -> dict[str, tuple[Path, str]]:
-    """``{name: (script, one-line description)}``; names use dashes (flying-spaghetti)."""
-    out = {}
-    for p in sorted(demos_dir().glob("*.py")):
-        if p.name.startswith("_"):
-            continue
-        try:
-            doc = ast.get_docstring(ast.parse(p.read_text())) or ""
-        except SyntaxError:
-            doc = ""
-        out[p.stem.replace("_", "-")] = (p, doc.strip().splitlines()[0] if doc else "")
-    return out
+    def error(self, message: str) -> NoReturn:
+        raise CLIError(f"{self.prog}: {message}")
 
 
 def cmd_list(args) -> int:
-    for name, (_, desc) in available_demos().items():
-        print(f"{name:28s} {desc}")
+    from fxrod.cases import CASES
+
+    for name, case in CASES.items():
+        print(f"{name:28s} {case.description}")
     return 0
 
 
 def cmd_run(args) -> int:
-    demos = available_demos()
-    name = args.demo.replace("_", "-")
-    if name not in demos:
-        raise CLIError(f"unknown demo {args.demo!r}; available: {', '.join(demos)}")
-    script = demos[name][0]
-    argv = list(args.rest)
-    if args.out is not None:
-        from fxrod.io import prepare_output_dir
+    from mpi4py import MPI
 
-        prepare_output_dir(args.out)
-        argv = ["--out", args.out, *argv]
-    if args.quick:
-        argv.append("--quick")
-    sys.argv = [str(script), *argv]
-    runpy.run_path(str(script), run_name="__main__")
-    return 0
+    from fxrod.cases import CASES, exit_on_signal
+    from fxrod.io import prepare_output_dir
+
+    name = args.case.replace("_", "-")
+    if name not in CASES:
+        raise CLIError(f"unknown demo {args.case!r}; available: {', '.join(CASES)}")
+    case = CASES[name]
+    a = case.parse_args(args.options, prog=f"fxrod run {name}", parser_class=OneLineParser)
+    prepare_output_dir(a.out, MPI.COMM_WORLD)
+    with exit_on_signal(case.stem, MPI.COMM_WORLD):
+        result = case.run(a.out, a.quick, pictures=a.pictures, quiet=a.quiet,
+                          **case.option_values(a))
+    return result.report(a.quiet)
 
 
 def cmd_plot(args) -> int:
@@ -82,26 +72,20 @@ def cmd_plot(args) -> int:
 
 
 def cmd_view(args) -> int:
-    import numpy as np
-    import pyvista as pv
-
     from fxrod import viz
+    from fxrod.paraview import read_pvd
 
     d = Path(args.results)
     pvds = sorted(d.glob("*.pvd"))
     if not pvds:
-        raise CLIError(f"{d}: no ParaView .pvd series found (run a demo with --out {d})")
-    import xml.etree.ElementTree as ET
-
+        raise CLIError(f"{d}: no ParaView .pvd series found (run a case with --out {d})")
     for pvd in pvds:
-        entries = [(float(e.get("timestep")), e.get("file"))
-                   for e in ET.parse(pvd).getroot().iter("DataSet")]
-        if not entries:
+        series = read_pvd(pvd)
+        if not series:
             continue
-        stride = max(1, len(entries) // args.frames)
-        sel = entries[::stride]
+        sel = series[::max(1, len(series) // args.frames)]
         times = [t for t, _ in sel]
-        frames = [np.asarray(pv.read(d / f).points) for _, f in sel]
+        frames = [pts for _, pts in sel]
         nsnap = max(1, len(sel) // 6)
         png = viz.snapshot_figure(frames[::nsnap], times[::nsnap], d / f"{pvd.stem}_view.png",
                                   azimuth=args.azimuth, elevation=args.elevation)
@@ -131,7 +115,12 @@ def cmd_info(args) -> int:
     except Exception as err:  # noqa: BLE001
         fast = f"unavailable ({err}); DOLFINx's assembly is used"
     print(f"serial fast Jacobian assembly: {fast}")
-    print(f"allocator keeps freed blocks (MUMPS): {'yes' if fxrod.MALLOC_TUNED else 'no'}")
+    from fxrod import _malloc
+
+    tuning = "off (FXROD_MALLOC_TUNING=0)" if os.environ.get("FXROD_MALLOC_TUNING") == "0" \
+        else "on when the first solver is created (glibc only)"
+    print(f"allocator keeps freed blocks (MUMPS): {tuning}"
+          + (", applied" if _malloc.tuned() else ""))
     return 0
 
 
@@ -149,15 +138,16 @@ def cmd_sweep(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="fxrod", description="Geometrically exact rods with "
-                                 "FEniCSx (mixed PH Cosserat, ANCF, Hamel FVI).")
+    ap = OneLineParser(prog="fxrod", description="Geometrically exact rods with "
+                       "FEniCSx (mixed PH Cosserat, ANCF, Hamel FVI).")
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the demos").set_defaults(func=cmd_list)
-    r = sub.add_parser("run", help="run a demo: fxrod run flying-spaghetti --out DIR")
-    r.add_argument("demo")
-    r.add_argument("--out", default=None)
-    r.add_argument("--quick", action="store_true")
-    r.add_argument("rest", nargs=argparse.REMAINDER, help="further demo options")
+    sub.add_parser("list", help="list the cases (demos)").set_defaults(func=cmd_list)
+    r = sub.add_parser("run", help="run a case: fxrod run flying-spaghetti --out DIR "
+                       "[--quick] [case options]")
+    r.add_argument("case", help="a name from `fxrod list`")
+    r.add_argument("options", nargs=argparse.REMAINDER,
+                   help="--out DIR, --quick, --no-pictures, --quiet and the case's options "
+                        "(fxrod run NAME --help)")
     r.set_defaults(func=cmd_run)
     p = sub.add_parser("plot", help="plot energy, momenta, tip from an fxrod CSV")
     p.add_argument("csv")
@@ -181,9 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    ap = build_parser()
-    args = ap.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args) or 0
     except (CLIError, ValueError, FileNotFoundError, PermissionError) as e:
         print(f"fxrod: error: {e}", file=sys.stderr)

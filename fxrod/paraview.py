@@ -10,6 +10,7 @@ after every frame, so an interrupted run leaves a readable series. Only rank 0 w
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -85,6 +86,9 @@ class PVDWriter:
         Base name of the collection.
     active : bool
         Whether this process writes (rank 0).
+    resume_until : float, optional
+        Continue an existing collection: keep its frames up to this time [s] (a restarted
+        run), the later ones are overwritten.
     """
 
     def __init__(self, directory, name: str, active: bool = True,
@@ -96,12 +100,8 @@ class PVDWriter:
         if active:
             (self.dir / name).mkdir(parents=True, exist_ok=True)
             if resume_until is not None and self.path.exists():
-                import xml.etree.ElementTree as ET
-
-                for e in ET.parse(self.path).getroot().iter("DataSet"):
-                    t = float(e.get("timestep"))
-                    if t <= resume_until * (1 + 1e-12) + 1e-14:
-                        self.entries.append((t, e.get("file")))
+                self.entries = [(t, f) for t, f in pvd_entries(self.path)
+                                if t <= resume_until * (1 + 1e-12) + 1e-14]
 
     @property
     def path(self) -> Path:
@@ -124,3 +124,56 @@ class PVDWriter:
 
     def close(self) -> None:
         """Nothing is held open; provided for symmetry with other writers."""
+
+
+def pvd_entries(path: str | os.PathLike) -> list[tuple[float, str]]:
+    """The frames of a ``.pvd`` collection: ``(time, file)`` in file order, ``file`` relative
+    to the collection's directory.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If ``path`` is not a VTK collection file.
+    """
+    import xml.etree.ElementTree as ET
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such ParaView collection: {path}")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as err:
+        raise ValueError(f"{path}: not a ParaView .pvd collection ({err})") from None
+    if root.tag != "VTKFile" or root.get("type") != "Collection":
+        raise ValueError(f"{path}: not a ParaView .pvd collection")
+    return [(float(e.get("timestep")), e.get("file")) for e in root.iter("DataSet")]
+
+
+def read_pvd(path: str | os.PathLike, field: str | None = None
+             ) -> list[tuple[float, np.ndarray]]:
+    """Read a series of centrelines back: ``(t, points)`` per frame, in file order.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.pvd`` collection (as written by :class:`PVDWriter`) of ``.vtp`` polylines.
+    field : str, optional
+        Return this point-data array (e.g. the director ``"d3"``) instead of the points.
+
+    Returns
+    -------
+    list of (float, ndarray)
+        Time [s] (a load factor in statics) and the ``(n_pts, 3)`` polyline points [m] (or
+        the ``field`` values) of every frame.
+    """
+    import pyvista as pv
+
+    path = Path(path)
+    out = []
+    for t, f in pvd_entries(path):
+        mesh = pv.read(path.parent / f)
+        out.append((t, np.asarray(mesh.points if field is None else mesh.point_data[field],
+                                  dtype=float)))
+    return out

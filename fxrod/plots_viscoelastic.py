@@ -35,7 +35,7 @@ def energy_dissipation_figure(
     ----------
     elastic_csv, viscous_csv : path-like
         fxrod time-series CSVs (columns ``t`` [s], ``H`` [J], ``dissipated`` [J]) of the
-        elastic and the viscoelastic run, e.g. ``demos/cantilever_vibration.py`` with and
+        elastic and the viscoelastic run, e.g. the case ``cantilever-vibration`` with and
         without ``--viscoelastic``.
     out_png : path-like
         Output picture (PNG).

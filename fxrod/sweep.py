@@ -20,15 +20,15 @@ STUDIES = ("cantilever-impulse",)
 
 
 def _cantilever_impulse(scale: float, comm, n_elements: int, t_end: float) -> dict:
-    """Ex. 6.2 cantilever with the impulse scaled by ``scale``: energy after the pulse and
-    the largest tip deflection from the straight axis [m]."""
-    from fxrod.examples import cantilever_vibration
-    from fxrod.integrators import Integrator
+    """The cantilever of the registry case ``cantilever-vibration`` (Ex. 6.2, its step and
+    solver settings) with the impulse scaled by ``scale``, up to ``t_end`` [s]: the energy
+    H [J] at the end and the largest tip deflection from the straight axis [m]."""
+    from fxrod.cases.cantilever_vibration import problem
     from fxrod.simulation import Simulation
 
-    model = cantilever_vibration(n_elements, comm=comm, scale=scale)
-    sim = Simulation(Integrator(model, 1e-3, atol=1e-13, rtol=1e-14))
-    sim.run(t_end)
+    prob = problem(n_elements, t_end=t_end, scale=scale, comm=comm)
+    sim = Simulation(prob.integrator())
+    sim.run(prob.t_end)
     defl = np.hypot(sim.column("tip_2"), sim.column("tip_3"))
     return {"value": scale, "H_end": sim.rows[-1]["H"], "max_tip_deflection": defl.max(),
             "steps": len(sim.rows) - 1}
@@ -36,7 +36,30 @@ def _cantilever_impulse(scale: float, comm, n_elements: int, t_end: float) -> di
 
 def run_sweep(study: str, values, out, n_elements: int = 8, t_end: float = 0.1,
               comm=None) -> list[dict]:
-    """Run ``study`` for each value; returns the gathered rows on rank 0 (else [])."""
+    """Run ``study`` for each value and gather one table.
+
+    Parameters
+    ----------
+    study : str
+        One of :data:`STUDIES`; ``"cantilever-impulse"``: the value scales the impulse of
+        the Ex. 6.2 cantilever (dimensionless).
+    values : sequence of float
+        Parameter values (at least one).
+    out : path-like
+        Output directory of ``sweep_<study>.csv``.
+    n_elements : int
+        Elements of each rod.
+    t_end : float
+        End time of each run [s].
+    comm : mpi4py communicator, optional
+        Split into one group per rank (default ``MPI.COMM_WORLD``).
+
+    Returns
+    -------
+    list of dict
+        The rows (``value``, ``H_end`` [J], ``max_tip_deflection`` [m], ``steps``) sorted by
+        value, on rank 0; ``[]`` on the other ranks.
+    """
     if study not in STUDIES:
         raise ParameterError("study", study, f"one of {', '.join(STUDIES)}")
     if len(values) == 0:

@@ -69,18 +69,23 @@ def heart():
 # ------------------------------------------------------------------ soft arm vs data
 def test_circle_tip_vs_data(circle, ref_dir):
     """Measured (n_e = 10, h = 0.05): errors 5.6e-5, 1.3e-4, 1.8e-4, 2.8e-4, 4.7e-4, 4.8e-4
-    m at t = 0.5, 1.5, 2, 2.5, 3.5, 4 (max over all 81 data rows 5.6e-4 at t = 3.7)."""
+    m at t = 0.5, 1.5, 2, 2.5, 3.5, 4 (max over all 81 data rows 5.6e-4 at t = 3.7).
+
+    Calibration, not validation: rho = 1000 kg/m^3 was identified from the rms of these
+    errors (test_soft_arm_density_scan) and r_k = 0.065 m selected with the plateau radius
+    of the same data (test_plateau_geometry_closed_form)."""
     ref, ours = data_tips(ref_dir, "circle"), tips(circle)
     for t in CIRCLE_TIMES:
         err = np.linalg.norm(ours[t] - ref[t])
-        assert err <= 2e-3, (t, ours[t], ref[t], err)
+        assert err <= 6e-4, (t, ours[t], ref[t], err)
     all_err = max(np.linalg.norm(ours[t] - ref[t]) for t in ref)
-    assert all_err <= 1e-3, all_err
+    assert all_err <= 7e-4, all_err
 
 
 def test_circle_revolution_at_constant_height(circle, ref_dir):
     """During the revolution (t in [0.5, 3.5] s) the tip stays at z in [0.14647, 0.14753] m
-    (data: [0.14653, 0.14766] m) at a radius of ~0.0927 m about e3."""
+    (data: [0.14653, 0.14766] m, ends 6e-5 and 1.3e-4 m apart) at a radius of ~0.0927 m
+    about e3."""
     t = circle.column("t")
     rev = (t >= 0.5 - 1e-9) & (t <= 3.5 + 1e-9)
     z = circle.column("tip_3")[rev]
@@ -98,12 +103,13 @@ def test_circle_revolution_at_constant_height(circle, ref_dir):
 
 def test_heart_tip_vs_data(heart, ref_dir):
     """Measured: errors 8.0e-5, 1.4e-4, 2.1e-4, 2.3e-4 m at t = 1, 2, 3, 4 (max over all
-    rows 2.3e-4); z in [0.14690, 0.17550] m over the run."""
+    rows 2.3e-4); z in [0.14690, 0.17550] m over the run. The heart path was not used to
+    identify r_k and rho (both from the circle run): a held-out comparison."""
     ref, ours = data_tips(ref_dir, "heart"), tips(heart)
     for t in HEART_TIMES:
         err = np.linalg.norm(ours[t] - ref[t])
-        assert err <= 2e-3, (t, ours[t], ref[t], err)
-    assert max(np.linalg.norm(ours[t] - ref[t]) for t in ref) <= 5e-4
+        assert err <= 3e-4, (t, ours[t], ref[t], err)
+    assert max(np.linalg.norm(ours[t] - ref[t]) for t in ref) <= 3e-4
     z = heart.column("tip_3")
     print(f"heart: z in [{z.min():.5f}, {z.max():.5f}] m")
 
@@ -127,13 +133,33 @@ def test_plateau_geometry_closed_form(ref_dir):
     assert abs(out[0.0625] - r_data) >= 2.5e-3, (out, r_data)
 
 
+def test_soft_arm_density_scan(ref_dir):
+    """Reproduces the identification of rho (theory §4.4): with r_k = 0.065 m the rms tip
+    error over the 81 rows of the circle data is 6.0e-4, 4.6e-4, 3.0e-4, 7.0e-4, 9.5e-4 m
+    for rho = 900, 950, 1000, 1050, 1080 kg/m^3 (1080: DragonSkin 30's nominal density).
+    The minimum of the scan is the value the soft arm uses; the tip errors against the
+    circle data are therefore a fit, not a validation."""
+    ref = data_tips(ref_dir, "circle")
+    rms = {}
+    for rho in (900.0, 950.0, 1000.0, 1050.0, 1080.0):
+        sim = run_arm("circle", p=dataclasses.replace(SOFT_ARM, rho=rho))
+        ours = tips(sim)
+        rms[rho] = math.sqrt(np.mean([np.sum((ours[t] - ref[t]) ** 2) for t in ref]))
+    print("rms tip error by rho:", {k: f"{v:.2e}" for k, v in rms.items()})
+    assert min(rms, key=rms.get) == SOFT_ARM.rho == 1000.0
+    expected = {900.0: 6.0e-4, 950.0: 4.6e-4, 1000.0: 3.0e-4, 1050.0: 7.0e-4, 1080.0: 9.5e-4}
+    for rho, e in expected.items():
+        assert abs(rms[rho] - e) <= 0.05e-4 + 0.02 * e, (rho, rms[rho], e)
+
+
 # ------------------------------------------------------------------ power balance
 def test_power_balance_soft_arm(circle, heart):
-    """H_{n+1} - H_n - W_act^n = 0 per step (measured max 3.7e-11 J, H up to 1.6 J)."""
+    """H_{n+1} - H_n - W_act^n = 0 per step (measured max 3.8e-12 J (circle), 2.7e-11 J
+    (heart), H up to 1.7 J). Not fitted: it holds for any parameters."""
     for sim in (circle, heart):
         res = sim.column("energy_residual")[1:]
         H = sim.column("H")[1:]
-        assert np.all(np.abs(res) <= 1e-9 * np.maximum(1.0, H)), np.max(np.abs(res))
+        assert np.all(np.abs(res) <= 6e-11 * np.maximum(1.0, H)), np.max(np.abs(res))
         w = sim.column("port_work")
         assert np.max(np.abs(w)) > 1e-3            # the chambers do work
         assert np.max(sim.column("constraint_max")) <= 1e-10
@@ -186,12 +212,58 @@ def test_pressure_static_arc_exact(formulation, tol):
     assert abs(G[2] - 1.0 - 75.0 / rod.section.k_e) <= 1e-12
 
 
+def _static_arc_error(n_elements: int, formulation: str = "material") -> float:
+    """Max nodal position error [m] of the quasi-static pressure-only arm at the plateau."""
+    tau = chamber_forces("circle", 1.0)
+    rod = soft_arm_rod(n_elements=n_elements)
+    act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
+                             formulation=formulation)
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[act], quasistatic=True)
+    sim = Simulation(Integrator(model, 0.25))
+    sim.run(1.0)
+    s, q = sim.centreline()
+    G, K = static_strains(rod.section, tau, SOFT_ARM.offsets)
+    phi, _ = constant_strain_curve(G, K, s, R0=rod.frame)
+    return float(np.max(np.abs(q[:, 0:3] - phi)))
+
+
+@pytest.mark.parametrize("formulation", ["material", "spatial"])
+def test_pressure_static_arc_order_four(formulation):
+    """The arc's nodal error against the closed form falls with order 4 in the element
+    length: measured 6.4e-7 -> 4.1e-8 -> 2.5e-9 m (material), 8.8e-7 -> 5.7e-8 -> 3.6e-9 m
+    (spatial) for n_e = 5, 10, 20: orders 3.96-3.99."""
+    e = np.array([_static_arc_error(n, formulation) for n in (5, 10, 20)])
+    order = np.log2(e[:-1] / e[1:])
+    assert np.all(np.abs(order - 4.0) <= 0.1), (e, order)
+
+
+def test_tendon_hook_order_four():
+    """The tendon hook (T = 25.70 N, 225 deg) against its closed form for n_e = 8, 16, 32:
+    max |phi - phi_exact| / L = 2.9e-4, 1.8e-5, 1.1e-6 (order 3.99, 4.00), directors 1.2e-3,
+    7.8e-5, 4.9e-6. n_e = 16 is the demo's mesh."""
+    e_pos, e_dir = {}, {}
+    for n in (8, 16, 32):
+        p = dataclasses.replace(HOOK, n_elements=n)
+        sim = Simulation(tendon_hook(p).integrator())
+        sim.run(1.0)
+        s, q = sim.centreline()
+        phi, R = tendon_hook_exact(p, s=s)
+        e_pos[n] = float(np.max(np.linalg.norm(q[:, 0:3] - phi, axis=1))) / p.length
+        d = q[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1)
+        e_dir[n] = float(np.max(np.abs(d - R)))
+    assert e_pos[16] <= 5e-5 and e_dir[16] <= 2e-4, (e_pos, e_dir)
+    for e in (e_pos, e_dir):
+        order = np.log2(np.array([e[8], e[16]]) / [e[16], e[32]])
+        assert np.all(np.abs(order - 4.0) <= 0.1), (e, order)
+
+
 def test_tendon_hook_closed_form(tmp_path):
     """The tendon demo's end state (T = 25.70 N, 225 deg hook) vs the closed form: measured
     max |phi - phi_exact|/L = 1.8e-5, max |d - d_exact| = 7.8e-5 (n_e = 16, 10 load steps)."""
-    from demos.tendon_hook import end_state_error, main
+    from fxrod.cases import CASES
+    from fxrod.cases.tendon_hook import end_state_error
 
-    sim = main(["--out", str(tmp_path), "--no-pictures", "--quiet"])
+    sim = CASES["tendon-hook"].run(tmp_path, pictures=False).sim
     e_pos, e_dir = end_state_error(sim)
     assert e_pos <= 1e-3 and e_dir <= 1e-3, (e_pos, e_dir)
     assert e_pos <= 5e-5 and e_dir <= 2e-4            # measured 1.8e-5, 7.8e-5

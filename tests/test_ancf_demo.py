@@ -1,8 +1,8 @@
-"""demos/ancf_graded_cantilever.py: CLI contract, CSV content, figures, serial and mpirun -n 2."""
+"""The ancf-graded-cantilever case: CSV content, figures, serial (registry) and the demo script
+under mpirun -n 2."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fxrod  # noqa: F401  (dolfinx_solver first)
+from fxrod.cases import CASES
 from fxrod.io import read_csv
 
 DEMO = Path(__file__).resolve().parents[1] / "demos" / "ancf_graded_cantilever.py"
@@ -40,12 +40,8 @@ def _check_outputs(out: Path) -> None:
         assert (out / name).stat().st_size > 10_000, name
 
 
-def test_demo_serial_in_process(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("ancf_graded_cantilever_demo", DEMO)
-    demo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(demo)
-    status = demo.main(["--quick", "--t-end", "0.02", "--out", str(tmp_path / "out")])
-    assert status == 0
+def test_case_serial_in_process(tmp_path: Path) -> None:
+    assert CASES["ancf-graded-cantilever"].run(tmp_path / "out", quick=True, t_end=0.02).ok
     _check_outputs(tmp_path / "out")
 
 

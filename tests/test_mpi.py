@@ -1,36 +1,40 @@
-"""Demos under mpirun -n 2 write the serial CSV to 1e-10."""
+"""The demo scripts under mpirun -n 2 write the CSVs of the serial registry run to 1e-10."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from fxrod.cases import CASES
 from fxrod.io import read_csv
 from tests.conftest import run_mpi
 
-CASES = [
-    ("flying_spaghetti", ["--quick", "--no-pictures", "--quiet"], ["flying_spaghetti.csv"]),
-    ("cantilever_vibration", ["--quick", "--no-pictures", "--quiet"],
-     ["cantilever_vibration.csv"]),
-    ("quasistatic_cantilever", ["--quick", "--quiet"],
-     ["quasistatic_cantilever_constrained.csv", "quasistatic_cantilever_unconstrained.csv"]),
-    ("soft_arm", ["--quick", "--no-pictures", "--quiet"], ["soft_arm_circle.csv"]),
-    ("tendon_hook", ["--quick", "--no-pictures", "--quiet"], ["tendon_hook.csv"]),
-    ("ancf_graded_cantilever", ["--quick"],
-     ["ancf_graded_cantilever.csv", "ancf_graded_cantilever_release.csv"]),
-    ("hamel_free_beam", ["--quick"], ["hamel_free_beam.csv"]),
-]
+#: case -> the CSV files compared
+FILES = {
+    "flying-spaghetti": ["flying_spaghetti.csv"],
+    "cantilever-vibration": ["cantilever_vibration.csv"],
+    "quasistatic-cantilever": ["quasistatic_cantilever_constrained.csv",
+                               "quasistatic_cantilever_unconstrained.csv"],
+    "soft-arm": ["soft_arm_circle.csv"],
+    "tendon-hook": ["tendon_hook.csv"],
+    "ancf-graded-cantilever": ["ancf_graded_cantilever.csv",
+                               "ancf_graded_cantilever_release.csv"],
+    "hamel-free-beam": ["hamel_free_beam.csv"],
+}
+
+
+def test_every_case_is_checked():
+    assert set(FILES) == set(CASES)
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("demo,args,files", CASES, ids=[c[0] for c in CASES])
-def test_mpi_equals_serial(tmp_path, demo, args, files):
-    import importlib
-
-    mod = importlib.import_module(f"demos.{demo}")
-    mod.main(args + ["--out", str(tmp_path / "serial")])
-    run_mpi([f"demos/{demo}.py", *args, "--out", str(tmp_path / "mpi")])
-    for f in files:
+@pytest.mark.parametrize("name", list(FILES))
+def test_mpi_equals_serial(tmp_path, name):
+    case = CASES[name]
+    case.run(tmp_path / "serial", quick=True, pictures=False)
+    run_mpi([f"demos/{case.stem}.py", "--quick", "--no-pictures", "--quiet", "--out",
+             str(tmp_path / "mpi")])
+    for f in FILES[name]:
         a = read_csv(tmp_path / "serial" / f)
         b = read_csv(tmp_path / "mpi" / f)
         assert a.keys() == b.keys()

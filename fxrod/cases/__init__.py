@@ -73,9 +73,10 @@ class Option:
         return self.type if self.type is not None else type(self.default)
 
     def describe(self) -> str:
-        """``help [unit], default x`` for the option tables of the CLI and the demos."""
+        """``help [unit] (default x)`` for the option tables of the CLI and the demos."""
         unit = "" if self.unit == "-" else f" [{self.unit}]"
-        return f"{self.help}{unit} (default {self.default})"
+        default = "" if self.default is None else f" (default {self.default})"
+        return f"{self.help}{unit}{default}"
 
 
 @dataclass
@@ -116,8 +117,8 @@ class Result:
     def sim(self) -> Simulation:
         """The simulation of a case with a single run."""
         if len(self.simulations) != 1:
-            raise ParameterError("simulations", list(self.simulations), "exactly one run "
-                                 "(use result.simulations[label])")
+            raise ValueError(f"{self.name} has {len(self.simulations)} runs "
+                             f"{list(self.simulations)}; use result.simulations[label]")
         return next(iter(self.simulations.values()))
 
     def report(self, quiet: bool = False) -> int:

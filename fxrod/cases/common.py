@@ -1,5 +1,5 @@
 """Helpers shared by the cases of the registry: which states to keep for the pictures, the
-numbers of a run's last row, and the list of written files."""
+numbers of a run's last row, and the files a run wrote."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ def frame_times(h: float, t_end: float, every: float | None = None,
     Parameters
     ----------
     h : float
-        Nominal step [s].
+        Nominal step [s] (load-factor increment in statics).
     t_end : float
         End of the run [s].
     every : float, optional
-        Keep the states at the multiples of ``every`` [s] (the snapshot figure).
+        Keep the states at the multiples of ``every`` [s] (a snapshot figure).
     max_frames : int
-        Keep about ``max_frames`` states at every k-th step for the animation.
+        Also keep about ``max_frames`` states, every k-th step, for an animation (0: none).
 
     Returns
     -------
@@ -35,8 +35,10 @@ def frame_times(h: float, t_end: float, every: float | None = None,
         Sorted times [s] in ``[0, t_end]``.
     """
     n_steps = int(round(t_end / h))
-    k = max(1, (n_steps + 1) // max_frames)
-    times = {round(i * h, 12) for i in range(0, n_steps + 1, k)}
+    times = set()
+    if max_frames > 0:
+        k = max(1, (n_steps + 1) // max_frames)
+        times |= {round(i * h, 12) for i in range(0, n_steps + 1, k)}
     if every is not None:
         times |= {round(float(t), 12) for t in np.arange(0.0, t_end + 1e-9, every)}
     return sorted(times)
@@ -60,7 +62,7 @@ def last_row(sim: Simulation, columns) -> dict[str, float]:
     return {c: float(row[c]) for c in columns}
 
 
-def written(sim: Simulation, *pictures: Path) -> list[Path]:
+def output_files(sim: Simulation, *pictures: Path) -> list[Path]:
     """The files of a run on rank 0: its CSV, its ParaView collection (if any) and the
     given pictures that exist."""
     if sim.out_dir is None or sim.comm.rank != 0:
@@ -71,7 +73,7 @@ def written(sim: Simulation, *pictures: Path) -> list[Path]:
     return files + [p for p in pictures if p.exists()]
 
 
-def wrote_line(files: list[Path]) -> str:
+def wrote(files: list[Path]) -> str:
     """``wrote DIR: a.csv, b.png`` (names relative to the first file's directory), or ""."""
     if not files:
         return ""

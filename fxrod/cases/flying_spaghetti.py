@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import frame_times, last_row, snapshots_at, wrote_line, written
+from fxrod.cases.common import frame_times, last_row, output_files, snapshots_at, wrote
 from fxrod.examples import flying_spaghetti
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -74,12 +74,12 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     s = last_row(sim, ("t", "H", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3"))
     s["steps"] = sim.integ.step_count
     s["max_energy_residual"] = float(np.max(np.abs(sim.column("energy_residual"))))
-    files = written(sim, *(p for p in (png, gif) if p is not None))
+    files = output_files(sim, *(p for p in (png, gif) if p is not None))
     text = (f"{NAME}: {s['steps']} steps; t = {s['t']:g}, H = {s['H']:.10g}, "
             f"p = ({s['p_1']:.6g}, {s['p_2']:.3g}, {s['p_3']:.3g}), J = ({s['J_1']:.7g}, "
             f"{s['J_2']:.9g}, {s['J_3']:.9g}), max |energy residual| = "
             f"{s['max_energy_residual']:.2e}")
-    return Result(CASE.name, s, "\n".join(filter(None, (text, wrote_line(files)))),
+    return Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
                   {NAME: sim}, files, rank=rank)
 
 

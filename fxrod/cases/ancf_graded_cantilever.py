@@ -1,0 +1,248 @@
+"""Case ``ancf-graded-cantilever``: a graded steel cantilever under gravity with the planar
+ANCF beam (:mod:`fxrod.ancf`), checked against linear Euler-Bernoulli theory.
+
+The blog's beam (L = 1 m, 0.02 x 0.02 m, rho = 7850 kg/m^3, E0 = 2.07e11 Pa) with the axially
+graded modulus ``E(x) = E0 (1 - lam (x/L)^n)`` for the :data:`GRADINGS`. For each grading
+(:func:`run_grading`): the static tip deflection under gravity and the first circular
+eigenfrequency, with the values of linear theory (:mod:`fxrod.ancf.linear_beam`); then the
+release from the straight state, explicit central difference at 0.9 of the SLEPc stability
+limit, and its energy error. Every beam is serial (``MPI.COMM_SELF``); the gradings are dealt
+round-robin to the ranks and gathered on rank 0 (:func:`run_all`).
+
+Files (:func:`finish`): ``DIR/ancf_graded_cantilever.csv`` (one row per grading: ``lam, n,
+tip_deflection`` [m], ``omega_1`` [rad/s], the linear-theory values, their relative gaps, the
+explicit step ``dt`` and its limit ``dt_critical`` [s], ``energy_error``),
+``..._release.csv`` (the releases' time series), ``..._tip.png``, ``..._shapes.png``,
+``..._curvature.png``, ``..._energy.png``, ``ancf_graded_cantilever.png`` (snapshots,
+deflection magnified) and ``ancf_graded_cantilever.pvd`` (ParaView frames of that release).
+
+Summary keys: ``max_gap_tip``, ``max_gap_omega`` (largest relative gaps to linear theory),
+``max_energy_error``. The checks fail if a gap exceeds :data:`TOL_LINEAR` or an energy error
+:data:`TOL_ENERGY`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from mpi4py import MPI
+
+from fxrod.ancf import (
+    ANCFBeam,
+    CentralDifference,
+    blog_beam,
+    eigenfrequencies,
+    energy_balance,
+    relative_energy_error,
+    solve_static,
+)
+from fxrod.ancf import linear_beam as lb
+from fxrod.cases import Case, Option, Result
+from fxrod.cases.common import wrote
+from fxrod.io import CSVWriter, prepare_output_dir
+from fxrod.paraview import PVDWriter
+
+NAME = "ancf_graded_cantilever"
+#: The gradings ``(lam, n)`` (``n = 1`` for the uniform beam, where it is moot).
+GRADINGS: list[tuple[float, float]] = [(0.0, 1.0), (0.3, 1.0), (0.3, 2.0), (0.6, 1.0),
+                                       (0.6, 2.0)]
+GRAVITY = 9.81  # [m/s^2]
+TOL_LINEAR = 1e-4  # relative gap ANCF vs linear theory (geometric nonlinearity is ~2e-6)
+TOL_ENERGY = 1e-6  # relative energy error of the explicit run
+#: Elements of the explicit releases; snapshots per release.
+N_ELEMENTS_DYNAMIC, N_FRAMES = 10, 6
+#: Columns of the table and of the release time series.
+TABLE = ["lam", "n", "tip_deflection", "omega_1", "tip_deflection_linear", "omega_1_linear",
+         "rel_gap_tip", "rel_gap_omega", "dt", "dt_critical", "energy_error"]
+SERIES = ["t", "lam", "n", "kinetic", "strain_energy", "H", "external_work", "dissipated",
+          "energy_residual", "tip_1", "tip_2", "tip_3"]
+
+OPTIONS = (
+    Option("n_elements", 40, "-", "elements of the statics and the modes"),
+    Option("t_end", 0.5, "s", "length of the explicit releases"),
+)
+
+
+def run_grading(lam: float, n: float, n_elements: int, t_end: float) -> dict:
+    """Static, modal and explicit-dynamic results of one grading (serial, COMM_SELF)."""
+    props = blog_beam(lam, n)
+    beam = ANCFBeam(props, n_elements, gravity=(0.0, -GRAVITY))
+    omega_1 = float(eigenfrequencies(beam, 1)[0])
+    static = solve_static(beam, n_steps=1)
+    x, K = beam.curvature(static.q, per_element=8)
+    _, r, _, _ = beam.sample(static.q, per_element=8)
+    out = {
+        "lam": lam, "n": n,
+        "tip_deflection": float(-static.tip_displacement[1]),
+        "omega_1": omega_1,
+        "tip_deflection_linear": lb.tip_deflection(props, g=GRAVITY),
+        "omega_1_linear": float(lb.frequencies(props, 1)[0]),
+        "x": x, "K": K, "shape": r,
+        "K_linear": -lb.curvature(props, x, g=GRAVITY),
+    }
+    out["rel_gap_tip"] = out["tip_deflection"] / out["tip_deflection_linear"] - 1.0
+    out["rel_gap_omega"] = out["omega_1"] / out["omega_1_linear"] - 1.0
+    dyn = ANCFBeam(props, N_ELEMENTS_DYNAMIC, gravity=(0.0, -GRAVITY))
+    cd = CentralDifference(dyn, safety=0.9)
+    every = max(1, int(np.ceil(t_end / cd.h)) // 2000)
+    frames, frame_t = [], []
+    hist = None
+    for _ in range(N_FRAMES):  # run in chunks to keep snapshots
+        frames.append(dyn.centreline(cd.q, per_element=4))
+        frame_t.append(cd.t)
+        hist = cd.run(t_end / N_FRAMES, record_every=every, history=hist)
+    frames.append(dyn.centreline(cd.q, per_element=4))
+    frame_t.append(cd.t)
+    out.update({
+        "dt": cd.h, "dt_critical": cd.h_critical, "energy_error": relative_energy_error(hist),
+        "history": hist, "balance": energy_balance(hist), "frames": frames, "frame_t": frame_t,
+    })
+    return out
+
+
+def run_all(n_elements: int, t_end: float, comm=MPI.COMM_WORLD) -> list[dict]:
+    """Every grading, dealt round-robin to the ranks of ``comm``; the results in
+    :data:`GRADINGS` order on rank 0 (empty elsewhere)."""
+    mine = [run_grading(lam, n, n_elements, t_end)
+            for i, (lam, n) in enumerate(GRADINGS) if i % comm.size == comm.rank]
+    gathered = comm.gather(mine, root=0)
+    if comm.rank != 0:
+        return []
+    return sorted((r for part in gathered for r in part),
+                  key=lambda r: GRADINGS.index((r["lam"], r["n"])))
+
+
+def _label(res: dict) -> str:
+    return "uniform" if res["lam"] == 0.0 else f"lam={res['lam']:g}, n={res['n']:g}"
+
+
+def plots(results: list[dict], out: Path) -> list[Path]:
+    """Tip histories, static shapes and curvatures vs linear theory, the uniform beam's
+    explicit energy balance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def save(fig, suffix: str) -> Path:
+        ax = fig.axes[0]
+        if suffix != "energy":
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = out / f"{NAME}_{suffix}.png"
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        return path
+
+    paths = []
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for res in results:
+        h = res["history"]
+        ax.plot(h.column("t"), 1e3 * h.column("tip_2"), lw=0.9, label=_label(res))
+    ax.set(xlabel="t [s]", ylabel="tip y [mm]",
+           title="Dynamic release under gravity (explicit central difference)")
+    paths.append(save(fig, "tip"))
+
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for res in results:
+        line, = ax.plot(res["shape"][:, 0], 1e3 * res["shape"][:, 1], label=_label(res))
+        w = lb.deflection(blog_beam(res["lam"], res["n"]), res["x"][::8], g=GRAVITY)
+        ax.plot(res["x"][::8], -1e3 * w, "o", ms=3, mfc="none", color=line.get_color())
+    ax.set(xlabel="x [m]", ylabel="y [mm]",
+           title="Static shapes: ANCF (lines) vs linear Euler-Bernoulli (circles)")
+    paths.append(save(fig, "shapes"))
+
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for res in results:
+        line, = ax.plot(res["x"], 1e3 * res["K"], label=_label(res))
+        ax.plot(res["x"][::4], 1e3 * res["K_linear"][::4], "o", ms=3, mfc="none",
+                color=line.get_color())
+    ax.set(xlabel="x [m]", ylabel="curvature K [1/km]",
+           title="Static curvature: ANCF (lines) vs M/EI(x) (circles)")
+    paths.append(save(fig, "curvature"))
+
+    res = results[0]
+    h = res["history"]
+    t = h.column("t")
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.5, 5.5), sharex=True)
+    a1.plot(t, h.column("kinetic"), label="kinetic T")
+    a1.plot(t, h.column("strain_energy"), label="strain U")
+    a1.plot(t, h.column("external_work"), label="gravity work W")
+    a1.set_ylabel("energy [J]")
+    a1.legend(fontsize=8)
+    a1.grid(alpha=0.3)
+    a2.plot(t, res["balance"] - res["balance"][0])
+    a2.set(ylabel="T + U - W - (T + U - W)(0) [J]", xlabel="t [s]")
+    a2.grid(alpha=0.3)
+    a1.set_title(f"Explicit run, uniform beam: h = 0.9 h_cr = {res['dt']:.3g} s, "
+                 f"energy error {res['energy_error']:.2g}", fontsize=10)
+    paths.append(save(fig, "energy"))
+    return paths
+
+
+def snapshots(res: dict, out: Path, scale: float = 100.0) -> Path:
+    """Snapshots of one release, the deflection magnified ``scale`` times."""
+    from fxrod.viz import snapshot_figure
+
+    # viz looks along -e2 with e3 up: show the bending plane (x, y) as (e1, e3)
+    frames = [np.column_stack([f[:, 0], f[:, 2], scale * f[:, 1]]) for f in res["frames"]]
+    return snapshot_figure(
+        frames, res["frame_t"], out / f"{NAME}.png", radius=0.006, azimuth=0.0,
+        elevation=0.0,
+        title=f"ANCF release, lam={res['lam']:g}, n={res['n']:g}; y magnified x{scale:g}")
+
+
+def finish(results: list[dict], out: Path | None, pictures: bool = True,
+           comm=MPI.COMM_WORLD) -> Result:
+    """The table and the checks, the CSVs, the ParaView series of the largest release and
+    the pictures (rank 0); the outcome of the checks is shared with every rank."""
+    summary, text, files = {}, "", []
+    if out is not None:
+        prepare_output_dir(out, comm)
+    if comm.rank == 0:
+        gap_tip = max(abs(r["rel_gap_tip"]) for r in results)
+        gap_omega = max(abs(r["rel_gap_omega"]) for r in results)
+        summary = {"max_gap_tip": gap_tip, "max_gap_omega": gap_omega,
+                   "max_energy_error": max(r["energy_error"] for r in results)}
+        lines = [f"{'lam':>4} {'n':>3} {'tip [m]':>12} {'linear':>12} {'gap':>9} "
+                 f"{'omega_1':>10} {'linear':>10} {'gap':>9} {'E err':>8}"]
+        lines += [f"{r['lam']:4.1f} {r['n']:3.0f} {r['tip_deflection']:12.6e} "
+                  f"{r['tip_deflection_linear']:12.6e} {r['rel_gap_tip']:9.1e} "
+                  f"{r['omega_1']:10.4f} {r['omega_1_linear']:10.4f} "
+                  f"{r['rel_gap_omega']:9.1e} {r['energy_error']:8.1e}" for r in results]
+        if out is not None:
+            with CSVWriter(out / f"{NAME}.csv", TABLE) as csv:
+                for r in results:
+                    csv.write({c: r[c] for c in TABLE})
+            with CSVWriter(out / f"{NAME}_release.csv", SERIES) as csv:
+                for r in results:
+                    for row in r["history"].rows:
+                        csv.write(row | {"lam": r["lam"], "n": r["n"]})
+            largest = max(results, key=lambda r: r["tip_deflection"])
+            pvd = PVDWriter(out, NAME)
+            for t, pts in zip(largest["frame_t"], largest["frames"], strict=True):
+                pvd.write(t, pts)
+            files = [out / f"{NAME}.csv", out / f"{NAME}_release.csv", pvd.path]
+            if pictures:
+                files += [snapshots(largest, out), *plots(results, out)]
+        text = "\n".join(filter(None, (*lines, wrote(files))))
+    ok = comm.bcast(comm.rank != 0 or (summary["max_gap_tip"] <= TOL_LINEAR
+                                       and summary["max_gap_omega"] <= TOL_LINEAR
+                                       and summary["max_energy_error"] <= TOL_ENERGY), root=0)
+    failure = "" if ok else (f"ANCF vs linear theory above {TOL_LINEAR:g} or explicit energy "
+                             f"error above {TOL_ENERGY:g}")
+    return Result(CASE.name, summary, text, files=files, ok=ok, failure=failure,
+                  rank=comm.rank)
+
+
+def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
+        t_end: float) -> Result:
+    """Run every grading and post-process (the options of :data:`OPTIONS`; ``quiet`` has
+    no effect: there is no progress bar)."""
+    return finish(run_all(n_elements, t_end), out, pictures)
+
+
+CASE = Case("ancf-graded-cantilever", "planar ANCF beam with axially graded stiffness under "
+            "gravity, vs linear theory", OPTIONS, {"n_elements": 20, "t_end": 0.1}, run)
