@@ -102,7 +102,7 @@ class NewtonSolver:
         pc = ksp.getPC()
         pc.setFactorSetUpSolverType()
         mumps = pc.getFactorMatrix()
-        for k, v in s.icntl.items():
+        for k, v in s.icntl(comm.size).items():
             mumps.setMumpsIcntl(k, v)
 
     def _set_lag(self, lag: int) -> None:

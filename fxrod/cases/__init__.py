@@ -253,16 +253,18 @@ def exit_on_signal(name: str, comm) -> Iterator[None]:
 def _registry() -> dict[str, Case]:
     from fxrod.cases import (
         ancf_graded_cantilever,
+        bend45,
         cantilever_vibration,
         flying_spaghetti,
         hamel_free_beam,
+        helix_spring,
         quasistatic_cantilever,
         soft_arm,
         tendon_hook,
     )
 
     mods = (flying_spaghetti, cantilever_vibration, quasistatic_cantilever, soft_arm,
-            tendon_hook, ancf_graded_cantilever, hamel_free_beam)
+            tendon_hook, bend45, helix_spring, ancf_graded_cantilever, hamel_free_beam)
     return {m.CASE.name: m.CASE for m in mods}
 
 
