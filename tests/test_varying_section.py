@@ -72,3 +72,35 @@ def test_section_function_must_be_positive():
     with pytest.raises(ParameterError, match="uniform Section"):   # not yet viscoelastic
         RodModel(Rod(SEC, (0, 0, 0), (L, 0, 0), (0, 1, 0), 4),
                  extensions=[GeneralizedMaxwell.proportional()])
+
+
+@pytest.mark.parametrize("lam,n", [(0.3, 1.0), (0.6, 2.0)])
+def test_graded_cantilever_vs_closed_form_and_ancf(lam, n):
+    """The Cosserat (Kirchhoff) cantilever with the graded modulus E(x) = E0 (1 - lam x^n)
+    of the blog's steel beam (0.02 m square, L = 1 m) under its weight, against the
+    closed-form deflection (q L^4/(2 E0 I)) int (1-xi)^3/(1 - lam xi^n) dxi at a small
+    gravity (linear regime) and against the planar ANCF beam with the same E(x) and load
+    (another formulation, 40 elements)."""
+    from fxrod.ancf import ANCFBeam, blog_beam, solve_static
+
+    E0, rho, a, g = 2.07e11, 7850.0, 0.02, 9.81e-3
+    A, I = a * a, a**4 / 12
+
+    def E(s):
+        return E0 * (1.0 - lam * np.asarray(s) ** n)
+
+    G = lambda s: E(s) / 2.6  # noqa: E731  (nu = 0.3)
+    sec = VaryingSection(rhoA=rho * A, M11=rho * I, M22=rho * I,
+                         k_s1=lambda s: 5 / 6 * G(s) * A, k_s2=lambda s: 5 / 6 * G(s) * A,
+                         k_e=lambda s: E(s) * A, k_b1=lambda s: E(s) * I,
+                         k_b2=lambda s: E(s) * I, k_t=lambda s: G(s) * 0.1406 * a**4)
+    rod = Rod(sec, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), 32, constraints=("kirchhoff",))
+    model = RodModel(rod, [Gravity((0.0, 0.0, -g))], [Clamp("0")], quasistatic=True)
+    Integrator(model, 1.0).advance_to(1.0)
+    w = -model.nodes.tip()[2]
+    integral = quad(lambda xi: (1 - xi) ** 3 / (1 - lam * xi**n), 0.0, 1.0, epsabs=0.0,
+                    epsrel=1e-13)[0]
+    exact = rho * A * g / (2 * E0 * I) * integral
+    assert w == pytest.approx(exact, rel=5e-8)      # measured 7.2e-9, 1.5e-8
+    ancf = solve_static(ANCFBeam(blog_beam(lam, n), 40, gravity=(0.0, -g)), n_steps=1)
+    assert w == pytest.approx(-ancf.tip_displacement[1], rel=3e-8)   # 5.0e-9, 1.1e-8
