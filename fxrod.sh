@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fxrod front door: bootstraps the project-local venv when needed, then
 #   ./fxrod.sh demo [demo options]   run the flying-spaghetti demo (results/flying_spaghetti)
-#   ./fxrod.sh test [pytest args]    run the whole test suite (incl. MPI tests under mpirun -n 2)
+#   ./fxrod.sh test [pytest args]    every test tier (default, then slow); with args: pytest args
 #   ./fxrod.sh bootstrap             only create/update .venv
 #   ./fxrod.sh run|list|plot|view|info ...   the fxrod CLI inside the venv
 set -euo pipefail
@@ -16,7 +16,17 @@ case "$cmd" in
   test)
     bash "$here/scripts/bootstrap.sh"
     cd "$here"
-    exec "$here/.venv/bin/python" -m pytest "$@" ;;
+    if [ $# -gt 0 ]; then exec "$here/.venv/bin/python" -m pytest "$@"; fi
+    # every tier: the default one (MPI and container tests included), then the slow studies
+    rc=0
+    for tier in "not slow" "slow"; do
+      start=$(date +%s)
+      r=0
+      "$here/.venv/bin/python" -m pytest -m "$tier" || r=$?
+      echo "fxrod.sh test: tier '$tier': exit $r, $(( $(date +%s) - start )) s"
+      [ "$rc" -eq 0 ] && rc=$r
+    done
+    exit "$rc" ;;
   run|list|plot|view|info|sweep)
     bash "$here/scripts/bootstrap.sh"
     exec "$here/.venv/bin/python" -m fxrod "$cmd" "$@" ;;

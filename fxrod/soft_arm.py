@@ -7,14 +7,16 @@ nu = 0.35, clamped at the origin along e3 with directors ``d1 = -e1, d2 = -e2, d
 ``r_k (cos alpha_k, sin alpha_k)``, ``alpha_k = pi/6, 5 pi/6, 3 pi/2``, with
 ``tau_k = f(t)/2 (1 + cos(theta(t) - alpha_k))`` (79)-(81).
 
-Parameters that reproduce the authors' data (measured, tests/test_actuation.py):
+Parameters identified from the authors' data (calibrated, tests/test_actuation.py; the
+heart path is held out):
 ``r_k = 0.065 m`` (the text's "6.5?10^-2") and density ``rho = 1000 kg/m^3``.
-Spec 4.4 recommends r_k = 0.0625 m and rho = 1080 kg/m^3 [LIT]; with those the tips miss
+The method notes (theory §4.4) first recommended r_k = 0.0625 m and rho = 1080 kg/m^3
+from the literature; with those the tips miss
 the data by up to 5.0e-3 m (circle) and 4.0e-3 m (heart). Reason: the notes' static fit
 took the bending angle as ``K l (1 + N/EA)`` (curvature per deformed length), but in this
 Cosserat model K is per reference length (``K = axial(R^T dR/ds)``, s the reference arc
-length), so the angle is ``K l``; the plateau radius 0.09275 m then needs ``K = 6.39/m``,
-i.e. r_k = 0.065 m (exact static arc: 0.09232 m; the remaining 4e-4 m is dynamic). With
+length), so the angle is ``K l``; the data's plateau radius 0.09266 m then needs
+r_k = 0.065 m (exact static arc: 0.09238 m; the remaining 3e-4 m is dynamic). With
 r_k = 0.065 the density is sharply identified by the dynamics: rms tip error over the
 circle run 6.0e-4, 4.6e-4, 3.0e-4, 7.0e-4 m for rho = 900, 950, 1000, 1050 kg/m^3 (9.5e-4 at
 1080). Inputs are evaluated at ``t_{n+1/2}`` (averaging the end-point inputs fits worse:

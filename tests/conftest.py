@@ -39,3 +39,18 @@ def run_mpi(args: list[str], timeout: float = 600) -> subprocess.CompletedProces
 def ref_dir() -> Path:
     """The reference data shipped in fxrod/data (provenance: fxrod/data/PROVENANCE.md)."""
     return reference_path("PROVENANCE.md").parent
+
+
+def assert_picture(path, min_size=(200, 150), min_colours: int = 20) -> tuple[int, int]:
+    """A valid PNG of at least ``min_size`` pixels that is not blank (``min_colours``
+    distinct colours); returns its size."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(path) as im:
+        assert im.format == "PNG", path
+        w, h = im.size
+        assert w >= min_size[0] and h >= min_size[1], (path, im.size)
+        a = np.asarray(im.convert("RGB"))
+    assert len(np.unique(a.reshape(-1, 3), axis=0)) > min_colours, path
+    return w, h

@@ -40,5 +40,6 @@ def test_ancf_and_cosserat_agree_on_r1():
     assert cosserat_r1_tip(32, ("kirchhoff",)) == pytest.approx([-0.508840, -1.206507],
                                                                  abs=1e-6)
     # Shear-rigid but extensible Cosserat rod = the same physics as ANCF option (1)
+    # measured 6.2e-6 (Kirchhoff: 7.3e-4, the inextensibility)
     extensible = cosserat_r1_tip(16, ("shear_rigid",))
-    assert np.max(np.abs(extensible - ancf)) <= 2e-5, (extensible, ancf)
+    assert np.max(np.abs(extensible - ancf)) <= 1.5e-5, (extensible, ancf)

@@ -43,66 +43,78 @@ def run15():
 
 def test_energy_balance_every_step(run15):
     """Default modified Newton (atol 1e-11): the balance residual is a few atol (the last
-    iterate sits just below atol), 5.0e-11 measured, i.e. 8e-14 of H."""
+    iterate sits just below atol): 4.9e-11 measured, at most 9.7e-14 of max(1, H) (README:
+    <= 5.0e-11, <= 1e-13 of H); after the load H is constant to 2.7e-12 relative."""
     res = run15.column("energy_residual")[1:]
     H = run15.column("H")[1:]
     assert np.all(np.abs(res) <= 1e-10)
-    assert np.all(np.abs(res) <= 1e-9 * np.maximum(1.0, H))
+    assert np.all(np.abs(res) <= 2e-13 * np.maximum(1.0, H))
     # after unloading H is constant
     t = run15.column("t")
     after = H[t[1:] >= 5.0]
-    assert np.ptp(after) <= 1e-9 * after[0]
+    assert np.ptp(after) <= 1e-11 * after[0]
 
 
 def test_linear_momentum(run15):
+    """p = (p_1(t), 0, 0) with p_1 of theory (4.1.1), exact for the midpoint rule: measured
+    2.4e-14 while p_1 = 4 t^2 (t <= 2.5), 1.2e-12 over the whole run (after t = 5, where
+    |p| = 50)."""
     t = run15.column("t")
     p = np.c_[run15.column("p_1"), run15.column("p_2"), run15.column("p_3")]
     load = t <= 2.5
-    assert np.max(np.abs(p[load, 0] - p1_exact(t[load]))) <= 1e-9
+    assert np.max(np.abs(p[load, 0] - p1_exact(t[load]))) <= 1e-12
+    assert np.max(np.abs(p - np.c_[p1_exact(t), 0 * t, 0 * t])) <= 3e-12
     free = t >= 5.0 - 1e-12
-    assert np.max(np.abs(p[free] - [50.0, 0.0, 0.0])) <= 1e-9
+    assert np.max(np.abs(p[free] - [50.0, 0.0, 0.0])) <= 3e-12
 
 
 def test_centre_of_mass(run15):
+    """r_1(t) of (75) plus the exact midpoint deviation (4.1.2): measured 2.3e-13 (r_2, r_3:
+    5e-14)."""
     t = run15.column("t")
-    assert np.max(np.abs(run15.column("com_1") - com1_discrete(t))) <= 1e-9
-    assert np.max(np.abs(run15.column("com_2"))) <= 1e-9
-    assert np.max(np.abs(run15.column("com_3") - 4.0)) <= 1e-9
+    assert np.max(np.abs(run15.column("com_1") - com1_discrete(t))) <= 1e-12
+    assert np.max(np.abs(run15.column("com_2"))) <= 1e-12
+    assert np.max(np.abs(run15.column("com_3") - 4.0)) <= 1e-12
 
 
 def test_angular_momentum_conserved_and_matches_data(run15):
     t = run15.column("t")
     J = np.c_[run15.column("J_1"), run15.column("J_2"), run15.column("J_3")]
     free = J[t >= 5.0 - 1e-12]
-    assert np.max(np.abs(free - free[0])) <= 1e-9 * np.linalg.norm(free[0])
+    # measured 1.2e-12 relative after the load, 4.1e-7 relative from the data at t = 15
+    assert np.max(np.abs(free - free[0])) <= 3e-12 * np.linalg.norm(free[0])
     data = np.array([-0.0555822262936, 524.671105292604, 274.488892743556])
-    assert np.linalg.norm(J[-1] - data) <= 1e-5 * np.linalg.norm(data)
+    assert np.linalg.norm(J[-1] - data) <= 1e-6 * np.linalg.norm(data)
 
 
 def test_orthonormality(run15):
     """Modified Newton: the nodal |g| drifts by ~atol-sized Newton residuals per step
     (2.1e-12 after 150 steps)."""
-    assert np.max(run15.column("constraint_max")) <= 1e-11
+    assert np.max(run15.column("constraint_max")) <= 5e-12
 
 
 def test_full_newton_balance_at_paper_level():
     """Full Newton (jacobian_lag=1), atol 1e-11: the paper's data show an energy balance
-    violation <= ~2e-12 per step (theory §4.1 item 3); we get 2.7e-12 and nodal |g| at
-    round-off (1e-15)."""
+    violation <= ~2e-12 per step (theory §4.1 item 3); we get 2.4e-12, nodal |g| at
+    round-off (9.4e-16) and the strain consistency (54) at 3.4e-13."""
     sim = Simulation(flying_spaghetti(10).integrator(jacobian_lag=1))
     sim.run(15.0)
     assert np.max(np.abs(sim.column("energy_residual"))) <= 5e-12
-    assert np.max(sim.column("constraint_max")) <= 1e-14
+    assert np.max(sim.column("constraint_max")) <= 3e-15
+    assert np.max(StrainConsistency(sim.model).norms()) <= 1e-12
 
 
 def test_mixed_strains_consistent(run15):
-    # Pi_DG1(Gamma(q) - Gamma0) = C_N N and Pi_DG1 K(q) = C_M M (theory §2.3, eq. 54)
-    assert np.max(StrainConsistency(run15.model).norms()) <= 1e-10
+    # Pi_DG1(Gamma(q) - Gamma0) = C_N N and Pi_DG1 K(q) = C_M M (theory §2.3, eq. 54);
+    # modified Newton leaves atol-sized residuals: measured 3.9e-12 at t = 15
+    assert np.max(StrainConsistency(run15.model).norms()) <= 1e-11
 
 
 def test_energy_vs_authors_data(run15, ref_dir):
-    """The data's total_energy differs at 1e-4..1e-6 relative; see README 'Energy vs data'.
-    Assert the documented size of the difference so that a change is noticed."""
+    """The data's total_energy differs by -1.0e-2, -4.6e-5, -3.1e-6, -3.1e-6 relative at
+    t = 0.1, 2.5, 5, 15 (README 'Energy vs data'); asserted at 1.2x those sizes so that a
+    change is noticed. The first-step kinetic energy of the data is 2.4 % below ours, while
+    the angular momentum after the first step agrees to 3.4e-8 relative."""
     path = (ref_dir / "kinon2026/results/example_01_flying_spaghetti"
             / "ex01_flyingspaghetti_results.csv")
     with open(path) as fh:
@@ -110,9 +122,16 @@ def test_energy_vs_authors_data(run15, ref_dir):
     data = {round(float(r["time"]), 6): float(r["total_energy"]) for r in rows}
     t = run15.column("t")
     H = run15.column("H")
-    for ts, tol in ((0.1, 2e-2), (2.5, 1e-3), (5.0, 1e-5), (15.0, 1e-5)):
+    for ts, tol in ((0.1, 1.2e-2), (2.5, 5.5e-5), (5.0, 3.7e-6), (15.0, 3.7e-6)):
         i = int(np.argmin(np.abs(t - ts)))
         assert abs(H[i] - data[ts]) <= tol * data[ts], (ts, H[i], data[ts])
+    first = {k: float(v) for k, v in rows[1].items()}
+    assert first["time"] == pytest.approx(0.1) and t[1] == pytest.approx(0.1)
+    T_ours = run15.column("kinetic")[1]
+    assert 0.0 < T_ours / first["kinetic_energy"] - 1.0 <= 2.5e-2
+    L_data = np.array([first[f"L_{k}"] for k in (1, 2, 3)])
+    J1 = np.array([run15.column(f"J_{k}")[1] for k in (1, 2, 3)])
+    assert np.linalg.norm(J1 - L_data) <= 1e-7 * np.linalg.norm(L_data)
 
 
 def _loaded_end_at(h: float, t_end: float = 5.0):
@@ -139,13 +158,17 @@ def test_time_convergence_order_two():
 
 @pytest.mark.slow
 def test_time_convergence_paper_table():
-    """Spec 4.1 item 5: errors at t* = 5 vs h = 1e-3 for h in {1, 0.5, 0.1, 0.05, 0.01}.
+    """Theory §4.1 item 5: errors at t* = 5 vs h = 1e-3 for h in {1, 0.5, 0.1, 0.05, 0.01}.
 
-    Our position errors are ~0.8x the paper's for h <= 0.1 (7.17e-3 vs 9.12e-3 at h = 0.1;
-    velocity errors 0.90-1.07x):
-    the same O(h^2) behaviour with a slightly different error constant, consistent with the
-    small trajectory difference documented in test_energy_vs_authors_data. Asserted: order
-    >= 1.9 for h <= 0.1 and the paper's values within a factor 1.5 (measured 0.79-1.07)."""
+    The error constants differ (ours are 0.79-0.82 of the paper's for the position, 0.90-1.07
+    for the velocity, h <= 0.1: the trajectories differ slightly, test_energy_vs_authors_data),
+    so the comparison is on the paper's *ratios* e(h_a)/e(h_b), i.e. the observed orders
+    p = log(e_a/e_b)/log(h_a/h_b), in the asymptotic range h <= 0.1 (for h >= 0.5 the
+    paper's own orders are 1.33 / 1.86, pre-asymptotic). Tolerance: the spread of the
+    paper's own observed orders over the two asymptotic pairs (position 1.986 / 2.014,
+    velocity 1.968 / 1.807), i.e. how far the higher-order terms move a two-point order in
+    the paper's own data. Measured: ours 1.974 / 1.993 (position), 1.999 / 1.901
+    (velocity)."""
     x_ref, v_ref = _loaded_end_at(1e-3)
     paper = {1.0: (0.459582066467248, 1.25274853167962),
              0.5: (0.182657721734041, 0.526719594227451),
@@ -160,31 +183,40 @@ def test_time_convergence_paper_table():
     print("h, ours (pos, vel), paper (pos, vel):")
     for h in paper:
         print(h, ours[h], paper[h])
-    for a, b in ((0.1, 0.05), (0.05, 0.01)):
-        assert np.log(ours[a][0] / ours[b][0]) / np.log(a / b) >= 1.9
-    for h in (0.1, 0.05, 0.01):
-        assert 1 / 1.5 <= ours[h][0] / paper[h][0] <= 1.5
-        assert 1 / 1.5 <= ours[h][1] / paper[h][1] <= 1.5
+    pairs = ((0.1, 0.05), (0.05, 0.01))
+
+    def orders(e, k):
+        return np.array([np.log(e[a][k] / e[b][k]) / np.log(a / b) for a, b in pairs])
+
+    for k in (0, 1):                                   # position, velocity
+        p_ours, p_paper = orders(ours, k), orders(paper, k)
+        tol = np.ptp(p_paper)                          # 0.028 (position), 0.161 (velocity)
+        assert np.all(np.abs(p_ours - p_paper) <= tol), (k, p_ours, p_paper, tol)
+        assert np.all(p_ours >= 1.9), (k, p_ours)
 
 
 def test_large_step_robustness():
     """Nominal h = 2.5 (theory §4.1 item 6: "h = 2.5 also works") completes to t = 15 in six
     full steps, without cutting: the free-flight steps (~165 deg rotation each) diverge
     without a line search and are found by the retry with backtracking (Integrator.
-    try_step). Energy balance, momenta and the nodal constraints hold on every step."""
+    try_step) in at most 25 Newton iterations. Energy balance, momenta and the nodal
+    constraints hold on every step at round-off (measured: H constant to 2.1e-16 relative,
+    J to 1.2e-15, nodal |g| 1.4e-15; free-flight iterations 8, 9, 12, 25)."""
     model = flying_spaghetti(10).model
     integ = Integrator(model, 2.5, SolverSettings(atol=1e-10, rtol=1e-14, max_it=50))
     sim = Simulation(integ)
     sim.run(15.0)
     assert np.allclose(sim.column("t"), [0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0])
     H = sim.column("H")
-    assert np.all(np.abs(sim.column("energy_residual")) <= 1e-9 * np.maximum(1, H))
+    assert np.all(np.abs(sim.column("energy_residual")) <= 1e-14 * np.maximum(1, H))
     free = sim.column("t") >= 5.0
-    assert np.ptp(H[free]) <= 1e-10 * H[free][0]
-    assert np.max(np.abs(sim.column("p_1")[free] - 50.0)) <= 1e-9
+    assert np.ptp(H[free]) <= 1e-15 * H[free][0]
+    p = np.c_[sim.column("p_1"), sim.column("p_2"), sim.column("p_3")]
+    assert np.max(np.abs(p[free] - [50.0, 0.0, 0.0])) <= 1e-12
     J = np.c_[sim.column("J_1"), sim.column("J_2"), sim.column("J_3")][free]
-    assert np.max(np.abs(J - J[0])) <= 1e-9 * np.linalg.norm(J[0])
-    assert np.max(sim.column("constraint_max")) <= 1e-12
+    assert np.max(np.abs(J - J[0])) <= 1e-13 * np.linalg.norm(J[0])
+    assert np.max(sim.column("constraint_max")) <= 4e-15
+    assert np.max(sim.column("newton_its")) <= 25
 
 
 def test_large_step_fails_without_line_search_retry():

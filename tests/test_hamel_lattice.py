@@ -89,27 +89,20 @@ def test_example2_Jd0_and_conservation_short():
 
 @pytest.mark.slow
 def test_example2_10000_steps():
-    """Theory §H7 at h = 1e-4 over 1 s: J_d to round-off, leading term 5.1e-3, mid 5.8e-7."""
+    """Theory §H7 at h = 1e-4 over 1 s (10 000 steps): J_d is conserved to round-off
+    (measured max |J_d - J_d(0)| 4.0e-14 angular, 7.0e-14 linear); the leading-term and
+    mid-frame momenta oscillate without growing (envelope of the second half <= 1.5x that of
+    the first: measured 1.14 and 0.91). Their sizes and orders in dt:
+    test_momentum_orders_over_10000_steps."""
     h = run(example2(1e-4), 10_000)
     J0 = series(h, "Jd")[0]
     assert np.all(np.abs(J0 - JD0_SPEC) <= JD0_SPEC_TOL), J0
-    ang, lin = _rel_dev(series(h, "Jd"), J0)
-    assert ang <= 1e-11 and lin <= 1e-11
     d_abs = np.abs(series(h, "Jd") - J0).max(axis=0)
-    assert d_abs[:3].max() <= 4.8e-14 * 4 and d_abs[3:].max() <= 2.0e-13 * 2
-    lead = np.abs(series(h, "J_lead") - J0).max(axis=0)
-    assert lead[:3].max() == pytest.approx(5.1e-3, rel=0.02)  # theory §H7: 5.1e-3 (L)
-    J_lead = series(h, "J_lead")
-    assert np.linalg.norm(J_lead[:, 3:] - J0[3:], axis=1).max() == pytest.approx(4.6e-3,
-                                                                                rel=0.02)
-    mid = np.abs(series(h, "J_mid") - J0).max(axis=0)
-    assert mid[:3].max() == pytest.approx(5.8e-7, rel=0.02)  # theory §H7: 5.8e-7
-    assert J_lead[:, 3].min() == pytest.approx(4.4399, abs=1e-4)
-    assert J_lead[:, 3].max() == pytest.approx(4.4484, abs=1e-4)
-    assert J_lead[:, 2].min() == pytest.approx(-2.2255, abs=1e-4)
-    assert J_lead[:, 2].max() == pytest.approx(-2.2165, abs=1e-4)
-    dH = np.abs(h.column("H") - h.column("H")[0]).max() / h.column("H")[0]
-    assert dH == pytest.approx(2.9e-3, rel=0.05)
+    assert d_abs[:3].max() <= 1e-13 and d_abs[3:].max() <= 2e-13, d_abs
+    for name in ("J_lead", "J_mid"):
+        dev = np.abs(series(h, name) - J0).max(axis=1)
+        half = dev.size // 2
+        assert dev[half:].max() <= 1.5 * dev[:half].max(), name
 
 
 def test_leading_term_O_dt_and_midframe_O_dt2(short_study):
@@ -126,8 +119,13 @@ def test_leading_term_O_dt_and_midframe_O_dt2(short_study):
 
 @pytest.mark.slow
 def test_momentum_orders_over_10000_steps():
-    """Theory §H7 over 1 s: leading 9.6e-3 / 5.1e-3 / 2.6e-3, mid 2.5e-6 / 5.8e-7 / 1.4e-7
-    (angular part), energy 1.1e-2 / 2.9e-3 / 7.5e-4; J_d to round-off for every h."""
+    """Over 1 s for dt = 2e-4 / 1e-4 / 5e-5: the leading-term momentum deviation is O(dt)
+    (measured 9.6e-3 / 5.1e-3 / 2.6e-3, orders 0.90 / 0.99), the mid-frame one O(dt^2)
+    (2.5e-6 / 5.8e-7 / 1.4e-7, angular part, orders 2.12 / 2.03), the energy fluctuation
+    O(dt^2) (1.2e-2 / 3.0e-3 / 7.5e-4, orders 2.05 / 1.98) without drift; J_d to round-off
+    for every dt. The references are the orders of the scheme (the source article gives no
+    numbers); the sizes are bounded at 1.1x the README's values. The coarsest pair is
+    slightly pre-asymptotic, hence the order tolerance 0.15."""
     lead, mid, dH, drift = [], [], [], []
     for dt in DTS:
         h = run(example2(dt), int(round(1.0 / dt)))
@@ -139,9 +137,11 @@ def test_momentum_orders_over_10000_steps():
         dH.append(np.abs(H - H[0]).max() / H[0])
         m = H.size // 10
         drift.append(abs(H[-m:].mean() - H[:m].mean()) / H[0])
-    np.testing.assert_allclose(lead, [9.6e-3, 5.1e-3, 2.6e-3], rtol=0.03)
-    np.testing.assert_allclose(mid, [2.5e-6, 5.8e-7, 1.4e-7], rtol=0.03)
-    np.testing.assert_allclose(dH, [1.2e-2, 2.9e-3, 7.5e-4], rtol=0.05)
+    for e, order in ((lead, 1.0), (mid, 2.0), (dH, 2.0)):
+        observed = np.log2(_ratios(e))
+        assert np.all(np.abs(observed - order) <= 0.15), (e, observed)
+    assert np.all(np.array(lead) <= 1.1 * np.array([9.6e-3, 5.1e-3, 2.6e-3])), lead
+    assert np.all(np.array(mid) <= 1.1 * np.array([2.5e-6, 5.8e-7, 1.4e-7])), mid
     assert np.all(np.array(drift) <= 0.01 * np.array(dH))
 
 
@@ -150,9 +150,9 @@ def test_momentum_orders_over_10000_steps():
 # ---------------------------------------------------------------------------------------------
 def test_energy_O_dt2_without_drift(short_study):
     dH = [short_study[dt]["H"] for dt in DTS]
-    # measured 1.13e-2 / 2.79e-3 / 6.96e-4 (theory §H7: 1.1e-2 / 2.9e-3 / 7.5e-4 over 1 s)
-    np.testing.assert_allclose(dH, [1.13e-2, 2.79e-3, 6.96e-4], rtol=0.02)
-    assert np.all(np.abs(_ratios(dH) - 4.0) <= 0.2)
+    # second order in dt (the reference): measured 1.13e-2 / 2.79e-3 / 6.96e-4, ratios
+    # 4.05 / 4.01 (theory §H7: 1.1e-2 / 2.9e-3 / 7.5e-4 over 1 s)
+    assert np.all(np.abs(_ratios(dH) - 4.0) <= 0.2), dH
     H = short_study[1e-4]["h"].column("H")
     m = H.size // 5
     assert abs(H[-m:].mean() - H[:m].mean()) / H[0] <= 0.02 * dH[1]
@@ -180,7 +180,10 @@ def test_trajectory_second_order_at_0_1s():
         run(beam, int(round(0.1 / dt)), record_every=10**9)
         pos[dt] = beam.positions
     err = [np.abs(pos[dt] - pos[1.25e-5]).max() for dt in (1e-4, 5e-5)]
-    np.testing.assert_allclose(err, [4.6e-5, 1.1e-5], rtol=0.03)
+    # second order (measured 4.6e-5 -> 1.1e-5, order 2.06); the reference h = 1.25e-5 has
+    # 1/16 of the error of h = 5e-5, which can raise the observed order by at most 0.1
+    order = np.log2(err[0] / err[1])
+    assert 1.9 <= order <= 2.2, (err, order)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,8 +308,10 @@ def test_history_columns_and_csv(tmp_path):
 def test_cfl_limit_value_and_refusal():
     dh = 1 / 9
     dtc = critical_time_step(SECTION, dh)
-    # theory §H4: stable at 8e-4, energy growth at 1e-3, blow-up at 1.2e-3 (c = 100 m/s)
+    # theory §H4: stable at 8e-4, energy growth at 1e-3, blow-up at 1.2e-3 (c = 100 m/s);
+    # the element bound gives 9.2e-4 s (the README's value, to its printed digits)
     assert 8e-4 < dtc < 1e-3
+    assert dtc == pytest.approx(9.2e-4, abs=5e-6)
     assert dtc < dh / 100.0  # shear-rotation coupling lowers it below dh/c
     with pytest.raises(ParameterError) as e:
         example2(1e-3)

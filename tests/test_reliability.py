@@ -147,31 +147,31 @@ def test_nan_load_stops_with_error_naming_the_step():
 
 
 def test_soak_short():
-    """Short soak: 300 free-flight steps keep the energy residual at machine level and the
-    per-step wall time flat (no growth between the first and last third)."""
+    """Short soak: 300 free-flight steps keep the energy residual at machine level, H, p and
+    J constant and the nodal constraints at the Newton tolerance. Wall time and memory per
+    step: bench/soak.py (timing does not belong in the tests)."""
     model = flying_spaghetti(10).model
     integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     sim = Simulation(integ)
-    times = []
-
-    def timed(t_end):
-        t0 = time.perf_counter()
-        sim.run(t_end)
-        times.append(time.perf_counter() - t0)
-
-    for k in range(3):
-        timed(5.0 + 10.0 * (k + 1))
+    sim.run(35.0)
+    assert len(sim.rows) == 301
     H = sim.column("H")
     assert np.max(np.abs(sim.column("energy_residual")[1:])) <= 1e-10 * H.max()
-    assert np.ptp(H) <= 1e-9 * H.max()
-    assert times[2] <= 2.0 * times[0] + 0.05
+    # measured: H constant to 7.6e-12, p to 9.3e-12, J to 3.4e-12, |g| 6.6e-12
+    assert np.ptp(H) <= 3e-11 * H.max()
+    p = np.c_[sim.column("p_1"), sim.column("p_2"), sim.column("p_3")]
+    assert np.max(np.abs(p - [50.0, 0.0, 0.0])) <= 3e-11
+    J = np.c_[sim.column("J_1"), sim.column("J_2"), sim.column("J_3")]
+    assert np.max(np.abs(J - J[0])) <= 1e-11 * np.linalg.norm(J[0])
+    assert np.max(sim.column("constraint_max")) <= 1e-10
 
 
 @pytest.mark.slow
 def test_soak_long(tmp_path):
-    """10^4 free-flight steps: energy residual at machine level, RSS growth < 5 % after
-    the first 100 steps, flat wall time per step (rows go to the CSV, not to memory)."""
+    """10^4 free-flight steps: energy residual at machine level, H constant, peak RSS growth
+    < 5 % after the first 100 steps (rows go to the CSV, not to memory). Wall time per
+    step and the RSS over the run: bench/soak.py."""
     import resource
 
     model = flying_spaghetti(10).model
@@ -180,15 +180,11 @@ def test_soak_long(tmp_path):
     sim = Simulation(integ, tmp_path, "soak", keep_rows=False)
     sim.run(15.0)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    sim.run(15.0 + 0.1 * 5000)
-    t1 = time.perf_counter()
     sim.run(15.0 + 0.1 * 10000)
-    t2 = time.perf_counter()
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert rss1 <= 1.05 * rss0, (rss0, rss1)
-    assert (t2 - t1) <= 1.3 * (t1 - t0)
     d = read_csv(tmp_path / "soak.csv")
     assert len(d["t"]) == 10101
     H = d["H"]
     assert np.max(np.abs(d["energy_residual"][1:])) <= 1e-10 * H.max()
+    assert np.ptp(H) <= 5e-10 * H.max()          # atol-sized random walk: 1.0e-10

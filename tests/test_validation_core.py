@@ -73,15 +73,23 @@ def test_load_rejects_bad_vectors():
 
 def test_snes_failure_reports_t_h_reason():
     model = flying_spaghetti(4).model
+    w0, v0 = model.w0.x.array.copy(), model.v0.x.array.copy()
     integ = Integrator(model, 2.5, SolverSettings(max_it=1))
     with pytest.raises(ConvergenceError) as ei:
         integ.advance_to(5.0)
     err = ei.value
     assert err.t == 0.0 and err.h == 2.5 and "DIVERGED" in err.reason
-    # the state is unchanged: a smaller step still works from t = 0
-    assert integ.t == 0.0
+    # the state is unchanged (time, configuration, stresses, velocity, ledger) ...
+    assert integ.t == 0.0 and integ.step_count == 0
+    assert np.array_equal(model.w0.x.array, w0) and np.array_equal(model.v0.x.array, v0)
+    assert np.array_equal(model.w.x.array, w0) and model.ledger.totals["external_work"] == 0.0
+    # ... so a smaller step works from t = 0 and gives the loaded state of a fresh model
     integ2 = Integrator(model, 0.5)
     integ2.advance_to(0.5)
+    assert integ2.t == 0.5
+    fresh = flying_spaghetti(4).model
+    Integrator(fresh, 0.5).advance_to(0.5)
+    assert np.array_equal(model.w0.x.array, fresh.w0.x.array)
 
 
 def test_section_helpers_values():

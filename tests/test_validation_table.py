@@ -159,5 +159,28 @@ def test_cli_invalid_input(args, needle):
     assert needle in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
+#: The modules whose own checks the table must reach (path below fxrod/): geometry and
+#: sections, integrator and settings, model, loads, viscoelastic and actuation extensions,
+#: the ANCF material and element, the Hamel lattice.
+VALIDATING_MODULES = {"geometry.py", "rod.py", "integrators.py", "settings.py", "model.py",
+                      "loads.py", "forms/viscoelastic.py", "forms/actuation.py",
+                      "ancf/material.py", "ancf/element.py", "hamel/lattice.py"}
+
+
 def test_table_is_large_enough():
-    assert len(CASES) + len(CLI_CASES) >= 25
+    """The table reaches every layer that validates input: the ParameterError of each case
+    is raised (outside the shared helpers of fxrod/errors.py) in one of the modules above,
+    and together the cases reach all of them. A case that failed earlier, e.g. in a shared
+    helper or in a constructor called on the way, would not count for its module."""
+    import traceback
+
+    reached = {}
+    for name, make in CASES:
+        with pytest.raises(ParameterError) as ei:
+            make()
+        frames = [f.filename.replace("\\", "/") for f in traceback.extract_tb(ei.tb)]
+        own = [f.split("/fxrod/")[-1] for f in frames
+               if "/fxrod/" in f and not f.endswith("fxrod/errors.py")]
+        assert own, (name, frames)
+        reached.setdefault(own[-1], []).append(name)
+    assert set(reached) == VALIDATING_MODULES, reached

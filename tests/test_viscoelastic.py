@@ -96,9 +96,10 @@ def ex62():
 def test_ex62_energy_balance_and_dissipation(ex62):
     sim, _ = ex62
     balance_ok(sim)
-    assert np.max(np.abs(sim.column("energy_residual"))) <= 1e-14
-    # the long-term branch keeps the strain consistency (54) with C_inf
-    assert np.all(StrainConsistency(sim.model).norms() <= 1e-12)
+    # measured 1.2e-15 J (round-off of H ~ 0.09 J)
+    assert np.max(np.abs(sim.column("energy_residual"))) <= 3e-15
+    # the long-term branch keeps the strain consistency (54) with C_inf (measured 1.6e-14)
+    assert np.all(StrainConsistency(sim.model).norms() <= 1e-13)
 
 
 def test_ex62_energy_vs_data(ex62, ref_dir):
@@ -106,14 +107,16 @@ def test_ex62_energy_vs_data(ex62, ref_dir):
     data = np.loadtxt(ref_dir / DATA, delimiter=",", skiprows=1)
     t, H = sim.column("t"), sim.column("H")
     assert np.allclose(t, data[:, 0], atol=1e-12)
-    for tt, Href in H_REF.items():
+    # measured 2.6e-6, 1.1e-5, 4.5e-5 at t = 0.05, 0.1, 0.3
+    for (tt, Href), tol in zip(H_REF.items(), (6e-6, 3e-5, 1e-4), strict=True):
         i = int(np.argmin(np.abs(t - tt)))
-        assert abs(H[i] / Href - 1.0) <= 2e-3, (tt, H[i], Href)
+        assert abs(H[i] / Href - 1.0) <= tol, (tt, H[i], Href)
     # whole curve (measured: 5.8e-5 at most, at the first step like the elastic run)
-    assert np.max(np.abs(H[1:] / data[1:, 1] - 1.0)) <= 2e-3
-    # cumulative dissipation (the data's column is shifted by one row, theory §4.2)
+    assert np.max(np.abs(H[1:] / data[1:, 1] - 1.0)) <= 1.5e-4
+    # cumulative dissipation (the data's column is shifted by one row, theory §4.2);
+    # measured 5.1e-6
     Dref = np.sum(data[:, 4])
-    assert abs(sim.column("dissipated")[-1] / Dref - 1.0) <= 2e-3
+    assert abs(sim.column("dissipated")[-1] / Dref - 1.0) <= 2e-5
 
 
 def test_ex62_H_decreases_after_pulse(ex62):
@@ -132,10 +135,24 @@ def test_constrained_strains_carry_no_branch_stress(ex62):
     assert np.max(np.abs(s[:, 3:6])) > 1e-3  # M-branch active
 
 
-def test_energy_figure(ex62, tmp_path, ref_dir):
+def test_energy_figure(ex62, tmp_path, ref_dir, monkeypatch):
+    """The figure draws what it claims: H of both runs, H + dissipated (constant after the
+    pulse: the power balance), the dissipated energy and the authors' H as markers; the PNG
+    is a readable picture of the set size with more than the background in it."""
+    import imageio.v3 as iio
+    from matplotlib.figure import Figure
+
     from fxrod.io import CSVWriter
     from fxrod.plots_viscoelastic import energy_dissipation_figure
 
+    figures = []
+    savefig = Figure.savefig
+
+    def keep(fig, *args, **kw):
+        figures.append(fig)
+        return savefig(fig, *args, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
     sim, _ = ex62
     paths = []
     for name in ("el", "ve"):
@@ -146,7 +163,24 @@ def test_energy_figure(ex62, tmp_path, ref_dir):
         w.close()
         paths.append(p)
     out = energy_dissipation_figure(*paths, tmp_path / "fig.png", ref_dir / DATA)
-    assert out.stat().st_size > 10_000
+    (fig,) = figures
+    ax1, ax2 = fig.axes
+    t, H, D = sim.column("t"), sim.column("H"), sim.column("dissipated")
+    lines = {ln.get_label(): ln for ln in ax1.get_lines()}
+    for label in ("H, elastic", "H, viscoelastic"):
+        assert np.array_equal(lines[label].get_xdata(), t)
+        assert np.allclose(lines[label].get_ydata(), H, rtol=1e-15, atol=0)
+    total = np.asarray(lines["H + dissipated, viscoelastic"].get_ydata())
+    after = total[t >= 0.05 - 1e-12]
+    assert np.ptp(after) <= 1e-13 * after[0]          # no external work after the pulse
+    data = np.loadtxt(ref_dir / DATA, delimiter=",", skiprows=1)
+    marks = lines["H, Kinon et al. (2026) data"]
+    assert np.allclose(marks.get_ydata(), data[::10, 1], rtol=1e-15, atol=0)
+    (dline,) = ax2.get_lines()
+    assert np.allclose(dline.get_ydata(), D, rtol=1e-15, atol=0)
+    img = iio.imread(out)
+    assert img.shape[:2] == (660, 840)
+    assert np.mean(img[..., :3].min(axis=-1) < 128) > 0.005   # curves and text drawn
 
 
 # ------------------------------------------------------------ relaxation
@@ -335,11 +369,16 @@ def test_consistency_ignores_constrained_strains_and_one_model_per_extension():
         RodModel(other, supports=[Clamp("0")], extensions=[ext])
 
 
-@pytest.mark.slow
 def test_ex62_branch_convention_does_not_match_data(ref_dir):
-    """Documents the rejected reading V = tau k^(1) (branch relaxation time 0.08 s)."""
+    """The identification of the convention (README 'Calibrated and validated'): the
+    rejected reading V = tau k^(1) (branch relaxation time 0.08 s) is too dissipative and
+    misses the data by -1.1e-2 / -7.2e-2 / -2.1e-1 at t = 0.05 / 0.1 / 0.3 s, while the
+    default reading (test_ex62_energy_vs_data) is within 4.5e-5 at all three."""
     ext = GeneralizedMaxwell.proportional((0.75,), (0.08,), convention="branch")
     sim = run(cantilever_vibration(8, extensions=[ext]).model, 0.3)
     balance_ok(sim)
-    H = sim.column("H")
-    assert abs(H[-1] / H_REF[0.3] - 1.0) > 0.1
+    t, H = sim.column("t"), sim.column("H")
+    miss = np.array([H[int(np.argmin(np.abs(t - tt)))] / Href - 1.0
+                     for tt, Href in H_REF.items()])
+    assert np.all(miss < 0.0)                                  # too much damping
+    assert np.all(np.abs(miss) >= 1e-2) and 0.2 <= np.max(np.abs(miss)) <= 0.22, miss

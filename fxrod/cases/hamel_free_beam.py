@@ -57,19 +57,27 @@ OPTIONS = (
 
 def run_beam(beam: HamelBeam, t_end: float, out: Path | None, every: int = 10,
              comm=MPI.COMM_WORLD) -> tuple[History, Frames]:
-    """Advance ``beam`` to ``t_end`` [s]: every step diagnosed (the history), every
-    ``every``-th written to the CSV (rank 0), 9 snapshots kept."""
+    """Advance ``beam`` to ``t_end`` [s]: every level up to and including ``t_end``
+    diagnosed (the history), every ``every``-th and the last written to the CSV (rank 0),
+    9 snapshots kept. The diagnostics of a level need the step that leaves it, so the beam
+    takes one step beyond ``t_end`` to write its final state."""
     n_steps = int(round(t_end / beam.h))
     frames = Frames(every=max(1, n_steps // 8))
     if out is None:
-        return run_lattice(beam, n_steps, frames=frames), frames
-    with CSVWriter(prepare_output_dir(out, comm) / f"{NAME}.csv", COLUMNS, comm) as csv:
+        hist = run_lattice(beam, n_steps + 1, frames=frames)
+    else:
+        with CSVWriter(prepare_output_dir(out, comm) / f"{NAME}.csv", COLUMNS, comm) as csv:
 
-        def write(row: dict[str, float]) -> None:
-            if round(row["t"] / beam.h) % every == 0:
-                csv.write(row)
+            def write(row: dict[str, float]) -> None:
+                level = round(row["t"] / beam.h)
+                if level % every == 0 or level == n_steps:
+                    csv.write(row)
 
-        return run_lattice(beam, n_steps, frames=frames, callback=write), frames
+            hist = run_lattice(beam, n_steps + 1, frames=frames, callback=write)
+    while frames.t[-1] > t_end + 0.5 * beam.h:       # no snapshot beyond t_end
+        for seq in (frames.t, frames.positions, frames.rotations):
+            seq.pop()
+    return hist, frames
 
 
 def plot_momenta(h: History, dt: float, out: Path) -> list[Path]:
