@@ -26,9 +26,6 @@ from numpy.polynomial import legendre
 from fxrod.ancf.material import BeamProperties
 from fxrod.errors import ParameterError, check_finite, check_int_min, check_nonnegative
 
-#: Uniform clamped-free beam: beta_1 L (root of 1 + cos(x) cosh(x) = 0).
-BETA1_L: float = 1.8751040687119611
-
 
 def _composite_gauss(a: float, b: float, panels: int, points: int) -> tuple[np.ndarray, ...]:
     t, w = legendre.leggauss(points)
@@ -144,9 +141,3 @@ def frequencies(props: BeamProperties, n_modes: int = 1, n_basis: int = 16,
     Ci = np.linalg.inv(C)
     lam = np.linalg.eigvalsh(Ci @ K @ Ci.T)
     return np.sqrt(lam[:n_modes])
-
-
-def uniform_first_frequency(props: BeamProperties) -> float:
-    """``omega_1 = (beta_1 L)^2 / L^2 sqrt(EI / rhoA)`` [rad/s] for constant properties."""
-    x0 = np.array([0.0])
-    return float(BETA1_L**2 / props.L**2 * np.sqrt(props.EI(x0)[0] / props.rhoA(x0)[0]))
