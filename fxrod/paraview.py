@@ -46,6 +46,20 @@ def sample_p2_curve(s_nodes: np.ndarray, q_nodes: np.ndarray, per_element: int =
     return np.concatenate(s_out), np.concatenate(v_out)
 
 
+def sample_dg1(values: np.ndarray, per_element: int = 8) -> np.ndarray:
+    """Sample element-wise linear (DG1) data at the points of :func:`sample_p2_curve`.
+
+    ``values`` holds the element-end values, ``(2 n_e, k)``: rows ``2e`` (start) and
+    ``2e + 1`` (end) of element e, in element order. The point at an element's start takes
+    that element's value; the last point takes the last element's end value.
+    """
+    v = np.asarray(values, dtype=float)
+    start, end = v[0::2], v[1::2]
+    xi = np.linspace(0.0, 1.0, per_element + 1)[:-1]
+    out = start[:, None, :] + xi[None, :, None] * (end - start)[:, None, :]
+    return np.concatenate([out.reshape(-1, v.shape[1]), end[-1:]])
+
+
 def _data_array(name: str, a: np.ndarray) -> str:
     a = np.asarray(a, dtype=float)
     ncomp = 1 if a.ndim == 1 else a.shape[1]

@@ -18,7 +18,7 @@ from fxrod.checkpoint import CHECKPOINT_NAME
 from fxrod.errors import ConvergenceError, ParameterError
 from fxrod.history import History
 from fxrod.io import STANDARD_COLUMNS, CSVWriter, truncate_csv
-from fxrod.paraview import PVDWriter, sample_p2_curve
+from fxrod.paraview import PVDWriter, sample_dg1, sample_p2_curve
 from fxrod.probes import default_probes
 
 #: Columns of ``DIR/<name>_internal_forces.csv`` (one block of rows per snapshot time):
@@ -78,7 +78,9 @@ class Simulation:
         resultants N(s), M(s), n(s), m(s) are written (``internal_forces`` and
         ``DIR/<name>_internal_forces.csv``).
     paraview_every : int
-        Write a ParaView frame every k steps (0: none).
+        Write a ParaView frame every k steps (0: none): the centreline with the point data
+        ``s`` [m], the directors ``d1, d2, d3`` and the spatial internal force ``n`` [N] and
+        moment ``m`` [N m].
     probes : sequence of Probe
         Probes recorded in addition to :func:`fxrod.probes.default_probes` (each declares
         its CSV columns with units; see :mod:`fxrod.probes`).
@@ -220,11 +222,13 @@ class Simulation:
             self.snapshots[ts] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
         if want_snap:
             self._write_internal_forces(t, self.model.nodes.gather_stresses())
+        st = self.model.nodes.gather_stresses() if want_pvd else None   # collective
         if want_pvd and g is not None:
             s, q = g
             ss, qq = sample_p2_curve(s, q)
             self.pvd.write(t, qq[:, 0:3], point_data={
-                "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12]})
+                "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12],
+                "n": sample_dg1(st[4]), "m": sample_dg1(st[5])})
 
     def _write_internal_forces(self, t: float, st) -> None:
         """Keep the stress resultants of a snapshot (``internal_forces[t]``) and append them

@@ -192,3 +192,19 @@ def test_elastic_support_ledger_and_prescribed_base_motion():
     assert np.max(np.abs(sim.column("energy_residual"))) <= 1e-11 * Ws[-1]
     with pytest.raises(ParameterError, match="reference pose"):
         RodModel(_rod(2), [], [Clamp("0", motion=lambda t: (np.ones(3), np.eye(3)))])
+
+
+def test_internal_forces_in_paraview(tmp_path):
+    """The ParaView frames carry the spatial internal force n and moment m along the rod."""
+    from fxrod.paraview import read_pvd
+
+    P = 1.0
+    model = RodModel(_rod(4), [EndLoad("L", force=(0.0, 0.0, -P))], [Clamp("0")],
+                     quasistatic=True)
+    with Simulation(Integrator(model, 1.0), tmp_path, "c", paraview_every=1) as sim:
+        sim.run(1.0)
+    t, n = read_pvd(tmp_path / "c.pvd", field="n")[-1]
+    m = read_pvd(tmp_path / "c.pvd", field="m")[-1][1]
+    assert t == 1.0 and n.shape == m.shape and n.shape[1] == 3
+    np.testing.assert_allclose(n[:, 2], -P, rtol=5e-9)
+    assert m[0, 1] == pytest.approx(P * model.nodes.tip()[0], rel=1.5e-9)
