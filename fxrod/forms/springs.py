@@ -64,7 +64,8 @@ class ElasticSupport(Extension):
         self._ref = fem.Constant(ctx.mesh, self.q_ref)
 
     def residual(self, ctx):
-        """Spring forces ``dV(q_e) . dq`` in the momentum rows (divided by h like them)."""
+        """Spring forces ``dV(q_e) . dq`` in the momentum rows (forces; the model multiplies
+        every row by h)."""
         phi, d = split_q(ctx.q_e)
         dphi, dd = split_q(ctx.dq)
         rphi, rd = split_q(self._ref)
