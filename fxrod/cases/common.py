@@ -63,11 +63,14 @@ def last_row(sim: Simulation, columns) -> dict[str, float]:
 
 
 def output_files(sim: Simulation, *pictures: Path) -> list[Path]:
-    """The files of a run on rank 0: its CSV, its ParaView collection (if any) and the
-    given pictures that exist."""
+    """The files of a run on rank 0: its CSV, its internal forces at the snapshots and its
+    ParaView collection (if any), and the given pictures that exist."""
     if sim.out_dir is None or sim.comm.rank != 0:
         return []
     files = [sim.out_dir / f"{sim.name}.csv"]
+    forces = sim.out_dir / f"{sim.name}_internal_forces.csv"
+    if forces.exists():
+        files.append(forces)
     if sim.pvd is not None:
         files.append(sim.pvd.path)
     return files + [p for p in pictures if p.exists()]
