@@ -26,7 +26,7 @@ LAYERS: dict[str, int] = {
     # 5: the discrete system
     "fxrod.model": 5,
     # 6: steppers, checkpoints, probes
-    "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6,
+    "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6, "fxrod.linear": 6,
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,
     # 8: the paper's and the field's problems, pictures
