@@ -61,7 +61,7 @@ def test_clamp_reaction_closes_momentum_balance():
     dp = np.diff(sim.column("p_3"))
     load = np.array([f(tk - 0.5 * h)[2] for tk in t[1:]])
     assert np.max(np.abs(dp - h * (sim.column("clamp_0_force_3")[1:] + load))) \
-        <= 1e-12 * np.max(np.abs(dp))
+        <= 7e-13 * np.max(np.abs(dp))     # measured 2.4e-13
 
 
 def test_simply_supported_beam():

@@ -39,6 +39,10 @@ AG = "tests/test_ancf_graded.py"
 XF = "tests/test_cross_formulation.py"
 HL = "tests/test_hamel_lattice.py"
 RL = "tests/test_reliability.py"
+CU = "tests/test_curved.py"
+VS = "tests/test_varying_section.py"
+SU = "tests/test_supports.py"
+LI = "tests/test_linear.py"
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ def C(example, what, value, fragments, tests, asserted, literals=(), bounds=(),
 F61, F62, VIS, F63 = ("Flying spaghetti (Ex. 6.1)", "Cantilever vibrations (Ex. 6.2)",
                       "Viscoelastic cantilever (Ex. 6.2)", "Quasi-static cantilever (Ex. 6.3)")
 F64, ANCF, HAM, NOTES = "Soft arm (Ex. 6.4)", "ANCF", "Hamel FVI", "Solver notes"
+SHAPE = "Rods of any shape, supports, modes"
 
 CLAIMS: tuple[Claim, ...] = (
     # ------------------------------------------------------------------ Ex. 6.1
@@ -318,6 +323,51 @@ CLAIMS: tuple[Claim, ...] = (
       ["a restart reproduces the uninterrupted run to round-off (tested at 1e-12)"],
       f"{RL}::test_restart_reproduces_uninterrupted_run", "<= 1e-12", "1e-12",
       [(1e-12, 1e-12)]),
+    # ------------------------------------------------------------------ shapes
+    C(SHAPE, "45-degree bend: tips vs Simo & Vu-Quoc (8 elements)", "within 0.117",
+      ["the tips at F = 300, 450, 600 lie within 0.117 of Simo & Vu-Quoc's 8-element values "
+       "for 8, 16 and 32 elements, converged to 6e-4 between 16 and 32"],
+      f"{CU}::test_bend45_against_published_and_mesh_convergence",
+      "<= 0.15 per component; 16 vs 32 <= 1e-2", ["0.15", "1e-2"], [(0.117, 0.15)]),
+    C(SHAPE, "unloaded curved references at rest", "exactly 0",
+      ["An unloaded arc, helix or spline is at rest exactly (residual, H and strains exactly 0)"],
+      f"{CU}::test_unloaded_reference_is_at_rest", "== 0.0", "== 0.0"),
+    C(SHAPE, "helical spring vs Castigliano", "6.0e-7",
+      ["A helical spring matches Castigliano's linear spring rate to 6.0e-7"],
+      f"{CU}::test_helical_spring_rate", "rel <= 1.8e-6", "1.8e-6", [(6.0e-7, 1.8e-6)]),
+    C(SHAPE, "quarter ring straightened by its end moment, 16 elements; order 4", "6.1e-7 m",
+      ["a quarter ring straightened by its end moment and a straight rod curling into its "
+       "natural circle converge at order 4 (tip errors 6.1e-7"],
+      f"{CU}::test_curved_rod_straightened_by_end_moment", "<= 1e-6 m; order >= 3.8",
+      ["1e-6", "3.8"], [(6.1e-7, 1e-6)]),
+    C(SHAPE, "straight rod curling into its natural circle, 16 elements; order 4", "1.3e-7 m",
+      ["and 1.3e-7 m at 16 elements)"],
+      f"{CU}::test_natural_curvature_curls_into_circle", "<= 3e-7 m; order >= 3.8",
+      ["3e-7", "3.8"], [(1.3e-7, 3e-7)]),
+    C(SHAPE, "tapered cantilever vs closed form (32 elements)", "9.0e-8",
+      ["Tapered cantilever under its weight vs the closed form: 9.0e-8 (32 elements)"],
+      f"{VS}::test_tapered_cantilever_under_gravity", "<= 2e-7; order >= 3.8", "2e-7",
+      [(9.0e-8, 2e-7)]),
+    C(SHAPE, "graded cantilever vs closed form and vs ANCF", "1.5e-8; 1.1e-8",
+      ["graded cantilever vs the closed form 1.5e-8 and vs the ANCF beam 1.1e-8"],
+      f"{VS}::test_graded_cantilever_vs_closed_form_and_ancf", "rel <= 4.4e-8; <= 3e-8",
+      ["4.4e-8", "3e-8"], [(1.5e-8, 4.4e-8), (1.1e-8, 3e-8)]),
+    C(SHAPE, "clamp reaction = tip load and lever arm", "1e-12",
+      ["A clamp's reaction equals the tip load and its lever arm to 1e-12"],
+      f"{SU}::test_clamp_reaction_statics", "rel <= 1e-12", "1e-12", [(1e-12, 1e-12)]),
+    C(SHAPE, "reactions close the discrete momentum balance", "2.4e-13",
+      ["the reactions close the discrete momentum balance to 2.4e-13"],
+      f"{SU}::test_clamp_reaction_closes_momentum_balance", "<= 7e-13 max|dp|", "7e-13",
+      [(2.4e-13, 7e-13)]),
+    C(SHAPE, "prescribed base rotation: support work = H", "1e-10",
+      ["a prescribed base rotation's work equals the rod's energy to 1e-10"],
+      f"{SU}::test_elastic_support_ledger_and_prescribed_base_motion", "rel <= 1e-10", "1e-10",
+      [(1e-10, 1e-10)]),
+    C(SHAPE, "cantilever frequencies vs Euler-Bernoulli (16 elements)", "3.9e-7; 1.5e-5",
+      ["Natural frequencies of a clamped Kirchhoff rod vs Euler-Bernoulli: 3.9e-7 (mode 1) and "
+       "1.5e-5 (mode 2) at 16 elements"],
+      f"{LI}::test_cantilever_bending_frequencies", "<= 1e-6; <= 3e-5", ["1e-6", "3e-5"],
+      [(3.9e-7, 1e-6), (1.5e-5, 3e-5)]),
 )
 
 #: README fragments of the results section that hold parameters, not claims.
@@ -329,6 +379,7 @@ SETTINGS: tuple[str, ...] = (
     "(Ex. 6.3)",
     "(h = 0.1): it is the mesh error of n_e = 8",
     "(Ex. 6.4, n_e = 10, h = 0.05)",
+    "45-degree bend (Bathe & Bolourchi; Simo & Vu-Quoc)",
 )
 
 #: A number: not part of a name (p_1, R5, E0), an exponent (^2), a fraction's denominator,
