@@ -29,7 +29,6 @@ from petsc4py import PETSc
 from slepc4py import SLEPc
 
 from fxrod.errors import ParameterError, check_int_min
-from fxrod.forms import elastic
 from fxrod.forms.base import Context
 from fxrod.kinematics import split_q
 
@@ -62,24 +61,16 @@ def _linear_forms(model):
                                  "none with own fields or stresses for a modal analysis")
     one = fem.Constant(model.mesh, np.float64(1.0))
     u, u0 = ufl.split(model.w), ufl.split(model.w0)
-    dq, dsig, dlam = ufl.TestFunctions(model.space.W)
+    tests = ufl.TestFunctions(model.space.W)
     base = model.ctx
     ctx = Context(mesh=model.mesh, dx=base.dx, dx_nodal=base.dx_nodal, ds=base.ds, h=one,
                   theta=one, rhoA=model.rhoA, M11=model.M11, M22=model.M22, C=model.C,
-                  q1=u[0], q0=u0[0], v0=model.v0, sig1=u[1], sig0=u0[1], lam=u[2], dq=dq,
-                  inertia=False, loads=model.loads)
-    F = (elastic.internal(ctx, dq) + elastic.constraint_force(ctx, dq)
-         + elastic.compliance(ctx, dsig, u[1], u0[1], model.C) + elastic.constraint(ctx, dlam))
-    P = elastic.external_power(ctx, dq)
-    if P is not None:
-        F = F - P
-    for ext in model.extensions:
-        r = ext.residual(ctx)
-        if r is not None:
-            F = F + r
+                  q1=u[0], q0=u0[0], v0=model.v0, sig1=u[1], sig0=u0[1], lam=u[2],
+                  dq=tests[0], inertia=False, loads=model.loads)
+    F = model.step_residual(ctx, tests, u[1], u0[1])
     J = ufl.derivative(F, model.w)
     du = ufl.TrialFunctions(model.space.W)[0]
-    (wphi, wd), (uphi, ud) = split_q(dq), split_q(du)
+    (wphi, wd), (uphi, ud) = split_q(tests[0]), split_q(du)
     M = (model.rhoA * ufl.dot(wphi, uphi) + model.M11 * ufl.dot(wd[0], ud[0])
          + model.M22 * ufl.dot(wd[1], ud[1])) * base.dx
     return fem.form(J), fem.form(M)

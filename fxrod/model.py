@@ -37,6 +37,36 @@ from fxrod.spaces import create_rod_mesh, flatten_map, mixed_space, quadrature_f
 ROD_FIELDS = ("q", "sigma", "lambda")
 
 
+def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
+                  evaluation: str | None) -> str:
+    """Validate the data of a :class:`RodModel` (before anything is built); return the
+    evaluation (``"midpoint"`` in dynamics, ``"endpoint"`` by default in statics)."""
+    if not isinstance(rod, Rod):
+        raise ParameterError("rod", rod, "a fxrod.Rod")
+    for ld in loads:
+        if not isinstance(ld, Load):
+            raise ParameterError("loads", ld, "fxrod load objects (EndLoad, ...)")
+    for c in supports:
+        if not isinstance(c, Support):
+            raise ParameterError("supports", c, "fxrod.bcs supports (Clamp, Pin, Hinge)")
+    ends = [c.end for c in supports]
+    if len(set(ends)) != len(ends):
+        raise ParameterError("supports", ends, "at most one support per end")
+    for ext in extensions:
+        if not isinstance(ext, Extension):
+            raise ParameterError("extensions", ext, "fxrod Extension objects")
+    names = [ext.name for ext in extensions]
+    if len(set(names)) != len(names):
+        raise ParameterError("extension names", names, "unique within a model")
+    if evaluation is None:
+        evaluation = "endpoint" if quasistatic else "midpoint"
+    if evaluation not in ("midpoint", "endpoint"):
+        raise ParameterError("evaluation", evaluation, "'midpoint' or 'endpoint'")
+    if not quasistatic and evaluation != "midpoint":
+        raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
+    return evaluation
+
+
 class RodModel:
     """A discretised rod with its loads, clamps and extensions: the discrete system.
 
@@ -88,29 +118,7 @@ class RodModel:
         quasistatic: bool = False,
         evaluation: str | None = None,
     ) -> None:
-        if not isinstance(rod, Rod):
-            raise ParameterError("rod", rod, "a fxrod.Rod")
-        for ld in loads:
-            if not isinstance(ld, Load):
-                raise ParameterError("loads", ld, "fxrod load objects (EndLoad, ...)")
-        for c in supports:
-            if not isinstance(c, Support):
-                raise ParameterError("supports", c, "fxrod.bcs supports (Clamp, Pin, Hinge)")
-        ends = [c.end for c in supports]
-        if len(set(ends)) != len(ends):
-            raise ParameterError("supports", ends, "at most one support per end")
-        for ext in extensions:
-            if not isinstance(ext, Extension):
-                raise ParameterError("extensions", ext, "fxrod Extension objects")
-        names = [ext.name for ext in extensions]
-        if len(set(names)) != len(names):
-            raise ParameterError("extension names", names, "unique within a model")
-        if evaluation is None:
-            evaluation = "endpoint" if quasistatic else "midpoint"
-        if evaluation not in ("midpoint", "endpoint"):
-            raise ParameterError("evaluation", evaluation, "'midpoint' or 'endpoint'")
-        if not quasistatic and evaluation != "midpoint":
-            raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
+        evaluation = _check_inputs(rod, loads, supports, extensions, quasistatic, evaluation)
         self.rod = rod
         self.loads = list(loads)
         self.supports = list(supports)
@@ -126,7 +134,7 @@ class RodModel:
             overrides = [c for c in (ext.compliance(C) for ext in self.extensions)
                          if c is not None]
         if len(overrides) > 1:
-            raise ParameterError("extensions", names,
+            raise ParameterError("extensions", [e.name for e in self.extensions],
                                  "at most one extension that sets the stress compliance")
         if overrides:
             C = check_vector("extension compliance", overrides[0], 6)
@@ -143,39 +151,12 @@ class RodModel:
         self.v0 = fem.Function(ms.Q, name="v")   # velocity at t_n
         self.v1 = fem.Function(ms.Q, name="v1")  # velocity at t_{n+1}
 
-        # end-point tags for the point measure
-        tdim = self.mesh.topology.dim
-        L = rod.length
-        v0 = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], 0.0))
-        vL = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], L))
-        ents = np.concatenate([v0, vL]).astype(np.int32)
-        vals = np.concatenate([np.full(v0.size, 1), np.full(vL.size, 2)]).astype(np.int32)
-        order = np.argsort(ents)
-        self.end_tags = dmesh.meshtags(self.mesh, tdim - 1, ents[order], vals[order])
-        self._end_facets = {"0": v0, "L": vL}
+        self._tag_ends()
 
-        sec = rod.section
         c = lambda v: fem.Constant(self.mesh, np.float64(v))  # noqa: E731
         self.h = c(1.0)
         self.theta = c(0.5 if evaluation == "midpoint" else 1.0)
-        # Section constants: Constants of a uniform section, quadrature-point functions of a
-        # section varying along s. K: stiffness of the unconstrained strains (0 for the
-        # constrained ones), used by the initial stresses and strain_energy_displacement.
-        free = rod.free[:, None]
-        if rod.uniform:
-            self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
-            self.C = fem.Constant(self.mesh, C)
-            self.K = fem.Constant(self.mesh, np.where(rod.free, sec.stiffness, 0.0))
-        else:
-            def stiff(s):
-                v = sec.values(s)
-                return np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
-
-            qf = lambda fn, shape=(): quadrature_function(self.mesh, fn, shape)  # noqa: E731
-            self.rhoA, self.M11, self.M22 = (qf(lambda s, n=n: sec.values(s)[n])
-                                             for n in ("rhoA", "M11", "M22"))
-            self.C = qf(lambda s: np.where(free, 1.0 / stiff(s), 0.0), (6,))
-            self.K = qf(lambda s: np.where(free, stiff(s), 0.0), (6,))
+        self._section_coefficients(C)
         # stress-free strains eps0: those of the discrete reference (or natural curvature)
         self.q_ref = fem.Function(ms.Q, name="q_ref")
         self.q_ref.interpolate(lambda x: rod.initial_configuration(x[0]).T)
@@ -211,6 +192,54 @@ class RodModel:
             if s is not None:
                 ctx.sigma_momentum = ctx.sigma_momentum + s
 
+        self.F = self.step_residual(ctx, tests, sig1, sig0)
+
+        self.bcs = self._make_bcs()
+        self.ledger = EnergyLedger(self)
+        self.nodes = Nodes(self)
+        self.set_initial_state()
+
+    # ------------------------------------------------------------------ building
+    def _tag_ends(self) -> None:
+        """Tag the end points (1: s = 0, 2: s = L) for the point measure ``ds``."""
+        tdim = self.mesh.topology.dim
+        L = self.rod.length
+        v0 = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], 0.0))
+        vL = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], L))
+        ents = np.concatenate([v0, vL]).astype(np.int32)
+        vals = np.concatenate([np.full(v0.size, 1), np.full(vL.size, 2)]).astype(np.int32)
+        order = np.argsort(ents)
+        self.end_tags = dmesh.meshtags(self.mesh, tdim - 1, ents[order], vals[order])
+        self._end_facets = {"0": v0, "L": vL}
+
+    def _section_coefficients(self, C: np.ndarray | None) -> None:
+        """``rhoA, M11, M22`` [kg/m, kg m], the compliance ``C`` of the stress field and the
+        stiffness ``K`` of the unconstrained strains: Constants of a uniform section,
+        quadrature-point functions of a section varying along s. ``K`` (0 for the
+        constrained strains) is used by the initial stresses and strain_energy_displacement.
+        """
+        rod, sec = self.rod, self.rod.section
+        c = lambda v: fem.Constant(self.mesh, np.float64(v))  # noqa: E731
+        free = rod.free[:, None]
+        if rod.uniform:
+            self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
+            self.C = fem.Constant(self.mesh, C)
+            self.K = fem.Constant(self.mesh, np.where(rod.free, sec.stiffness, 0.0))
+        else:
+            def stiff(s):
+                v = sec.values(s)
+                return np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
+
+            qf = lambda fn, shape=(): quadrature_function(self.mesh, fn, shape)  # noqa: E731
+            self.rhoA, self.M11, self.M22 = (qf(lambda s, n=n: sec.values(s)[n])
+                                             for n in ("rhoA", "M11", "M22"))
+            self.C = qf(lambda s: np.where(free, 1.0 / stiff(s), 0.0), (6,))
+            self.K = qf(lambda s: np.where(free, stiff(s), 0.0), (6,))
+
+    def step_residual(self, ctx: Context, tests, sig1, sig0):
+        """The residual of one step for the states and constants of ``ctx``: the rows of
+        (42), times ``ctx.h`` as written in the paper (the model's ``F``; the linearised
+        analysis builds it with h = 1 and the end-point evaluation)."""
         dq, dsig, dlam = tests[0], tests[1], tests[2]
         F = elastic.internal(ctx, dq)
         if ctx.inertia:  # (42b, c) without inertia in a quasi-static problem
@@ -227,12 +256,7 @@ class RodModel:
                 F = F + r
         # Scaled by h: the rows of (42) as written in the paper, so that the absolute
         # Newton tolerance has the paper's meaning (theory §4: 'absolute tolerance eps').
-        self.F = self.h * F
-
-        self.bcs = self._make_bcs()
-        self.ledger = EnergyLedger(self)
-        self.nodes = Nodes(self)
-        self.set_initial_state()
+        return ctx.h * F
 
     # ------------------------------------------------------------------ fields
     def field_dofs(self, name: str) -> np.ndarray:
