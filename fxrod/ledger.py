@@ -75,10 +75,16 @@ class EnergyLedger:
 
     def reset(self) -> None:
         """Start the bookkeeping afresh at the current state."""
-        self.H: float | None = None
         self.totals = {"external_work": 0.0, "port_work": 0.0, "support_work": 0.0,
                        "dissipated": 0.0}
         self.energy_residual = 0.0
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Forget the stored energies of the current state (after changing the state other
+        than by a step, e.g. :meth:`fxrod.model.RodModel.set_velocity`)."""
+        self.H: float | None = None
+        self._current: dict[str, float] | None = None
 
     def stored(self) -> dict[str, float]:
         """``kinetic``, ``strain_energy`` (elastic plus extensions' stored energy) and their
@@ -87,19 +93,26 @@ class EnergyLedger:
         strain = self._sum(self._strain)
         return {"kinetic": kin, "strain_energy": strain, "H": kin + strain}
 
+    def current(self) -> dict[str, float]:
+        """:meth:`stored` of the current state, evaluated once per state."""
+        if self._current is None:
+            self._current = self.stored()
+        return dict(self._current)
+
     def flows(self, support_work: float = 0.0) -> dict[str, float]:
         """``external_work``, ``port_work``, ``support_work`` (given), ``dissipated`` [J] of
         the step just solved (call before the state update; also fixes ``H_n`` if not known
         yet)."""
         if self.H is None:
-            self.H = self.stored()["H"]
+            self.H = self.current()["H"]
         return {"external_work": self._sum(self._work), "port_work": self._sum(self._port),
                 "support_work": float(support_work), "dissipated": self._sum(self._diss)}
 
     def book(self, flows: dict[str, float]) -> float:
         """Close a step after the state update: add ``flows`` to the totals, evaluate
         ``H_{n+1}`` and return the balance residual [J]."""
-        H_new = self.stored()["H"]
+        self._current = self.stored()
+        H_new = self._current["H"]
         self.energy_residual = (H_new - self.H - flows["external_work"] - flows["port_work"]
                                 - flows["support_work"] + flows["dissipated"])
         for k, v in flows.items():
@@ -114,6 +127,7 @@ class EnergyLedger:
 
     def set_state(self, st: dict) -> None:
         """Restore the bookkeeping written by :meth:`get_state`."""
+        self.invalidate()
         self.H = None if st["H"] is None else float(st["H"])
         self.totals = {k: float(v) for k, v in st["totals"].items()}
         self.energy_residual = float(st["energy_residual"])

@@ -432,6 +432,7 @@ class RodModel:
         for k in range(3):
             v[:, 3 + 3 * k:6 + 3 * k] = np.cross(om, q[:, 3 + 3 * k:6 + 3 * k])
         self.v0.x.array[:] = v.reshape(-1)
+        self.ledger.invalidate()
 
     def q_nodal_local(self) -> np.ndarray:
         """Local (owned + ghost) nodal configuration ``(n_local_nodes, 12)`` at t_n."""

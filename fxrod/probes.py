@@ -49,7 +49,7 @@ class EnergyProbe:
 
     def __call__(self, sim, res) -> dict[str, float]:
         ledger = sim.model.ledger
-        out = ledger.stored()
+        out = ledger.current()
         out.update(ledger.totals)
         out["energy_residual"] = 0.0 if res is None else res.energy_residual
         return out
