@@ -207,16 +207,7 @@ def test_pressure_static_arc_exact(formulation, tol):
     quasi-static end state is the exact arc of constant strains. Measured max nodal position
     error (n_e = 10): 4.1e-8 m (material), 5.7e-8 m (spatial); 6.4e-7 -> 4.1e-8 -> 2.5e-9 m
     for n_e = 5, 10, 20 (order 4)."""
-    tau = chamber_forces("circle", 1.0)          # plateau, theta = 0.42 rad
-    rod = soft_arm_rod()
-    act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
-                             formulation=formulation)
-    model = RodModel(rod, supports=[Clamp("0")], extensions=[act], quasistatic=True)
-    sim = Simulation(Integrator(model, 0.25))
-    sim.run(1.0)
-    s, q = sim.centreline()
-    G, K = static_strains(rod.section, tau, SOFT_ARM.offsets)
-    phi, R = constant_strain_curve(G, K, s, R0=rod.frame)
+    rod, q, G, phi, R = _static_arc(SOFT_ARM.n_elements, formulation)  # theta = 0.42 rad
     assert np.max(np.abs(q[:, 0:3] - phi)) <= tol
     assert np.max(np.abs(q[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1) - R)) <= 1e-6
     # the arc bends towards +(cos theta, sin theta) and elongates by 1.5 |f| / EA
@@ -225,8 +216,10 @@ def test_pressure_static_arc_exact(formulation, tol):
     assert abs(G[2] - 1.0 - 75.0 / rod.section.k_e) <= 1e-12
 
 
-def _static_arc_error(n_elements: int, formulation: str = "material") -> float:
-    """Max nodal position error [m] of the quasi-static pressure-only arm at the plateau."""
+def _static_arc(n_elements: int, formulation: str = "material"):
+    """The quasi-static pressure-only arm at the plateau (chamber forces of the circle input
+    at t = 1, ramped by the load factor) and its exact constant-strain arc: ``(rod, nodal q,
+    strains Gamma, exact positions, exact frames)``."""
     tau = chamber_forces("circle", 1.0)
     rod = soft_arm_rod(n_elements=n_elements)
     act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
@@ -236,7 +229,13 @@ def _static_arc_error(n_elements: int, formulation: str = "material") -> float:
     sim.run(1.0)
     s, q = sim.centreline()
     G, K = static_strains(rod.section, tau, SOFT_ARM.offsets)
-    phi, _ = constant_strain_curve(G, K, s, R0=rod.frame)
+    phi, R = constant_strain_curve(G, K, s, R0=rod.frame)
+    return rod, q, G, phi, R
+
+
+def _static_arc_error(n_elements: int, formulation: str = "material") -> float:
+    """Max nodal position error [m] of the quasi-static pressure-only arm at the plateau."""
+    _, q, _, phi, _ = _static_arc(n_elements, formulation)
     return float(np.max(np.abs(q[:, 0:3] - phi)))
 
 
