@@ -250,22 +250,22 @@ def exit_on_signal(name: str, comm) -> Iterator[None]:
         raise SystemExit(128 + err.signum) from None
 
 
-def _registry() -> dict[str, Case]:
-    from fxrod.cases import (
-        ancf_graded_cantilever,
-        bend45,
-        cantilever_vibration,
-        flying_spaghetti,
-        hamel_free_beam,
-        helix_spring,
-        quasistatic_cantilever,
-        soft_arm,
-        tendon_hook,
-    )
+#: The order of ``fxrod list`` (the paper's examples first); cases not listed here follow
+#: in the alphabetical order of their modules.
+ORDER: tuple[str, ...] = ("flying_spaghetti", "cantilever_vibration", "quasistatic_cantilever",
+                          "soft_arm", "tendon_hook", "bend45", "helix_spring",
+                          "ancf_graded_cantilever", "hamel_free_beam")
 
-    mods = (flying_spaghetti, cantilever_vibration, quasistatic_cantilever, soft_arm,
-            tendon_hook, bend45, helix_spring, ancf_graded_cantilever, hamel_free_beam)
-    return {m.CASE.name: m.CASE for m in mods}
+
+def _registry() -> dict[str, Case]:
+    """Every module of this package with a ``CASE``: a new case needs no edit here."""
+    import importlib
+    import pkgutil
+
+    stems = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    stems.sort(key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
+    mods = [importlib.import_module(f"{__name__}.{m}") for m in stems]
+    return {m.CASE.name: m.CASE for m in mods if isinstance(getattr(m, "CASE", None), Case)}
 
 
 #: Every case by its dashed name, in the order of ``fxrod list``.
