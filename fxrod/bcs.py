@@ -18,9 +18,9 @@ booked in the energy ledger. Reaction forces and moments are output by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from fxrod.errors import ParameterError
+from fxrod.errors import ParameterError, check_int_min
 
 #: Index of each director in q = (phi, d1, d2, d3).
 DIRECTORS = {"d1": 1, "d2": 2, "d3": 3}
@@ -28,18 +28,22 @@ DIRECTORS = {"d1": 1, "d2": 2, "d3": 3}
 
 @dataclass(frozen=True)
 class Support:
-    """Base class of a support at ``end`` (``"0"``: s = 0, ``"L"``: s = L)."""
+    """Base class of a support at ``end`` (``"0"``: s = 0, ``"L"``: s = L) of rod ``rod``
+    (keyword; the index in a :class:`fxrod.structure.Structure`, default 0)."""
 
     end: str = "0"
+    rod: int = field(default=0, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.end not in ("0", "L"):
             raise ParameterError("end", self.end, "'0' or 'L'")
+        check_int_min("rod", self.rod, 0)
 
     @property
     def label(self) -> str:
-        """Name used in CSV columns, e.g. ``clamp_0``."""
-        return f"{type(self).__name__.lower()}_{self.end}"
+        """Name used in CSV columns, e.g. ``clamp_0`` (``clamp_r1_L`` on rod 1)."""
+        where = self.end if self.rod == 0 else f"r{self.rod}_{self.end}"
+        return f"{type(self).__name__.lower()}_{where}"
 
     def fixed_q(self) -> tuple[int, ...]:
         """Fixed components of q (0..11)."""

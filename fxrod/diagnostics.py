@@ -25,7 +25,7 @@ class Nodes:
         Q = m.space.Q
         self._n_own = Q.dofmap.index_map.size_local
         self._s_own = Q.tabulate_dof_coordinates()[: self._n_own, 0].copy()
-        L = m.rod.length
+        L = m.tip_coordinate
         tip = np.flatnonzero(np.isclose(self._s_own, L, atol=1e-12 * max(L, 1.0)))
         self._tip_local = int(tip[0]) if tip.size else -1
 
@@ -34,7 +34,7 @@ class Nodes:
         return self.model.q_nodal_local()[: self._n_own]
 
     def tip(self) -> np.ndarray:
-        """Centreline position at s = L [m] (3,), MPI-reduced."""
+        """Centreline position at s = L of rod 0 [m] (3,), MPI-reduced."""
         q = self.q_owned()
         tip = q[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
         return self.model.comm.allreduce(tip, op=MPI.SUM)

@@ -7,6 +7,7 @@ unloaded reference is an equilibrium to round-off (theory §1.2). Constructors:
 
 * :class:`Straight` -- a segment from ``start`` to ``end`` with a first director ``d1``;
 * :class:`Arc` -- a circular arc in a plane (Bishop frame: ``d1`` the constant binormal);
+* :class:`Circle` -- a closed ring (a closed rod: its ends are joined, theory §2.7);
 * :class:`Helix` -- a circular helix, with parallel-transport (Bishop) or Frenet frames;
 * :class:`Spline` -- a smooth (C2) cubic spline through points, arc-length parametrised,
   with a parallel-transport frame from an initial ``d1``;
@@ -56,6 +57,9 @@ class Curve:
     """
 
     length: float
+    #: A closed curve (a ring): ``phi0(L) = phi0(0)`` and ``R0(L) = R0(0)``; the rod's two
+    #: ends are one material point, joined rigidly by the model.
+    closed: bool = False
 
     def evaluate(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions ``(n, 3)`` [m] and frames ``(n, 3, 3)`` (columns d1, d2, d3) at s."""
@@ -125,6 +129,35 @@ class Arc(Curve):
         d3 = np.outer(np.cos(a), self.t) + np.outer(np.sin(a), self.n)
         d1 = np.broadcast_to(self.b, d3.shape)
         return phi, _frame(d1, d3)
+
+
+class Circle(Curve):
+    """Closed circular ring of ``radius`` [m] about ``centre`` in the plane normal to
+    ``normal``, starting at ``centre + radius * start_direction`` and running
+    counter-clockwise about ``normal``. Frame: ``d3`` the tangent, ``d1 = normal`` (the
+    Bishop frame of a plane curve, closed), ``d2 = d3 x d1`` (the outward radial
+    direction)."""
+
+    closed = True
+
+    def __init__(self, radius: float, centre=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0),
+                 start_direction=(1.0, 0.0, 0.0)) -> None:
+        self.radius = check_positive("radius", radius)
+        self.centre = check_vector("centre", centre, 3)
+        self.normal = _unit("normal", normal)
+        e = _unit("start_direction", start_direction)
+        if abs(float(np.dot(e, self.normal))) > 1e-10:
+            raise ParameterError("start_direction", tuple(e), "orthogonal to the normal")
+        self.e1, self.e2 = e, np.cross(self.normal, e)
+        self.length = 2.0 * np.pi * self.radius
+
+    def evaluate(self, s):
+        s = np.asarray(s, dtype=float).reshape(-1)
+        a = s / self.radius
+        c, sn = np.cos(a)[:, None], np.sin(a)[:, None]
+        phi = self.centre[None] + self.radius * (c * self.e1 + sn * self.e2)
+        d3 = -sn * self.e1 + c * self.e2
+        return phi, _frame(np.broadcast_to(self.normal, d3.shape), d3)
 
 
 class Helix(Curve):

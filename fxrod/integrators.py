@@ -18,6 +18,7 @@ import numpy as np
 
 from fxrod.errors import ConvergenceError, ParameterError, check_positive
 from fxrod.newton import NewtonSolver, snes_reason_name
+from fxrod.reduction import ReducedNewtonSolver
 from fxrod.settings import SolverSettings
 
 
@@ -69,7 +70,11 @@ class Integrator:
         self._dw_prev: np.ndarray | None = None
         self._dv_prev: np.ndarray | None = None
         self._h_prev: float | None = None
-        self.newton = NewtonSolver(model.F, model.w, model.bcs, settings)
+        if model.reduction is None:
+            self.newton = NewtonSolver(model.F, model.w, model.bcs, settings)
+        else:
+            self.newton = ReducedNewtonSolver(model.F, model.w, model.bcs, settings,
+                                              model.reduction)
 
     # ------------------------------------------------------------------
     def get_state(self) -> dict:

@@ -16,7 +16,7 @@ import numpy as np
 import ufl
 from dolfinx import fem
 
-from fxrod.errors import ParameterError, check_vector
+from fxrod.errors import ParameterError, check_int_min, check_vector
 from fxrod.kinematics import angular_velocity, rotation
 
 Vec3Fun = Callable[[float], Sequence[float]]
@@ -119,16 +119,20 @@ class EndLoad(_ForceMoment):
         Spatial (dead) load, or material components when ``follower`` is true.
     follower : bool
         Treat force and moment as material (follower) loads ``n = R N_mat``.
+    rod : int
+        Index of the rod in a :class:`fxrod.structure.Structure` (default 0).
     """
 
-    def __init__(self, end: str = "L", force=None, moment=None, follower: bool = False) -> None:
+    def __init__(self, end: str = "L", force=None, moment=None, follower: bool = False,
+                 *, rod: int = 0) -> None:
         if end not in ("L", "0"):
             raise ParameterError("end", end, "'L' or '0'")
         self.end = end
+        self.rod = check_int_min("rod", rod, 0)
         super().__init__(force, moment, follower)
 
     def power(self, ctx, w_phi, w_d):
-        return self._density(ctx, w_phi, w_d) * ctx.ds_end(self.end)
+        return self._density(ctx, w_phi, w_d) * ctx.ds_end(self.end, self.rod)
 
 
 class DistributedLoad(_ForceMoment):

@@ -1,5 +1,6 @@
-"""The discrete system of one rod: mesh, mixed space, named fields, state, boundary
-conditions, the UFL residual of one implicit midpoint step (42) and its energy ledger.
+"""The discrete system of a rod or a structure of rods: mesh, mixed space, named fields,
+state, boundary conditions, joints, the UFL residual of one implicit midpoint step (42) and
+its energy ledger.
 
 The model owns the physics: the steppers (:mod:`fxrod.integrators`) only see ``model.F``
 (the residual form), the unknown ``model.w``, the Dirichlet conditions and the state update,
@@ -29,9 +30,11 @@ from fxrod.forms import elastic
 from fxrod.forms.base import Context, Extension, Fields
 from fxrod.kinematics import strains
 from fxrod.ledger import EnergyLedger
-from fxrod.loads import Load
+from fxrod.loads import EndLoad, Load
+from fxrod.reduction import Reduction
 from fxrod.rod import Rod
-from fxrod.spaces import create_rod_mesh, flatten_map, mixed_space, quadrature_function
+from fxrod.spaces import flatten_map, mixed_space, quadrature_function
+from fxrod.structure import Structure
 
 #: Names of the rod's own fields in the mixed space, in order.
 ROD_FIELDS = ("q", "sigma", "lambda")
@@ -41,15 +44,24 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
                   evaluation: str | None) -> str:
     """Validate the data of a :class:`RodModel` (before anything is built); return the
     evaluation (``"midpoint"`` in dynamics, ``"endpoint"`` by default in statics)."""
-    if not isinstance(rod, Rod):
-        raise ParameterError("rod", rod, "a fxrod.Rod")
+    if not isinstance(rod, Rod | Structure):
+        raise ParameterError("rod", rod, "a fxrod.Rod or fxrod.structure.Structure")
+    n_rods = len(rod.rods) if isinstance(rod, Structure) else 1
+    for name, items, kind in (("loads", loads, Load), ("supports", supports, Support),
+                              ("extensions", extensions, Extension)):
+        if isinstance(items, kind) or not isinstance(items, Sequence):
+            raise ParameterError(name, items, f"a list of {kind.__name__} objects")
     for ld in loads:
         if not isinstance(ld, Load):
             raise ParameterError("loads", ld, "fxrod load objects (EndLoad, ...)")
+        if isinstance(ld, EndLoad) and ld.rod >= n_rods:
+            raise ParameterError("EndLoad rod", ld.rod, f"< {n_rods} (the rods)")
     for c in supports:
         if not isinstance(c, Support):
             raise ParameterError("supports", c, "fxrod.bcs supports (Clamp, Pin, Hinge)")
-    ends = [c.end for c in supports]
+        if c.rod >= n_rods:
+            raise ParameterError(f"{c.label} rod", c.rod, f"< {n_rods} (the rods)")
+    ends = [(c.rod, c.end) for c in supports]
     if len(set(ends)) != len(ends):
         raise ParameterError("supports", ends, "at most one support per end")
     for ext in extensions:
@@ -72,8 +84,9 @@ class RodModel:
 
     Parameters
     ----------
-    rod : Rod
-        Geometry, section, mesh size, constraints.
+    rod : Rod or Structure
+        Geometry, section, mesh size, constraints; or several rods coupled by joints
+        (:class:`fxrod.structure.Structure`). A closed rod (a ring) is joined at its ends.
     loads : sequence of Load
         End and distributed loads.
     supports : sequence of Support
@@ -106,6 +119,10 @@ class RodModel:
         The energy ledger of the system.
     nodes : Nodes
         Read-outs at the P2 nodes (tip, gathered centreline, constraints).
+    structure : Structure
+        The rods and joints (a single rod is a structure of one).
+    reduction : Reduction or None
+        The elimination ``w = T w_r`` of the joints' relations (None without joints).
     """
 
     def __init__(
@@ -126,10 +143,14 @@ class RodModel:
         self.quasistatic = bool(quasistatic)
         self.evaluation = evaluation
         self.comm = MPI.COMM_WORLD if comm is None else comm
+        self.structure = st = rod if isinstance(rod, Structure) else Structure([rod])
         for ext in self.extensions:  # validation before any form is built
+            if len(st.rods) > 1:
+                raise ParameterError("extensions", ext.name, "none on a structure of "
+                                     "several rods (extensions act on a single rod)")
             ext.bind(rod)
         C, overrides = None, []
-        if rod.uniform:
+        if st.uniform:
             C = rod.compliance
             overrides = [c for c in (ext.compliance(C) for ext in self.extensions)
                          if c is not None]
@@ -139,7 +160,7 @@ class RodModel:
         if overrides:
             C = check_vector("extension compliance", overrides[0], 6)
 
-        self.mesh = create_rod_mesh(self.comm, rod.length, rod.n_elements)
+        self.mesh = st.create_mesh(self.comm)
         # named fields: the rod's, then "<extension>.<field>" in declaration order
         ext_fields = [(ext, name, el) for ext in self.extensions
                       for name, el in ext.fields().items()]
@@ -159,10 +180,10 @@ class RodModel:
         self._section_coefficients(C)
         # stress-free strains eps0: those of the discrete reference (or natural curvature)
         self.q_ref = fem.Function(ms.Q, name="q_ref")
-        self.q_ref.interpolate(lambda x: rod.initial_configuration(x[0]).T)
+        self.q_ref.interpolate(lambda x: st.initial_configuration(x[0]).T)
         self.eps0 = strains(self.q_ref, self.q_ref.dx(0))
-        if rod.natural_curvature is not None:
-            K0 = fem.Constant(self.mesh, np.asarray(rod.natural_curvature))
+        if st.natural_curvature is not None:
+            K0 = fem.Constant(self.mesh, np.asarray(st.natural_curvature))
             self.eps0 = ufl.as_vector([self.eps0[i] for i in range(3)]
                                       + [K0[i] for i in range(3)])
 
@@ -195,22 +216,34 @@ class RodModel:
         self.F = self.step_residual(ctx, tests, sig1, sig0)
 
         self.bcs = self._make_bcs()
+        self.reduction = self._joint_reduction()
+        # the slave nodes' reference from their masters: the joints hold to the last bit
+        self.q_ref.x.array[:] = self.enforce_joints(self.q_ref.x.array)
         self.ledger = EnergyLedger(self)
         self.nodes = Nodes(self)
         self.set_initial_state()
 
     # ------------------------------------------------------------------ building
+    def vertices_at(self, x: float) -> np.ndarray:
+        """Local mesh vertices at the mesh coordinate x [m] (empty where not on this rank)."""
+        return dmesh.locate_entities(self.mesh, 0, lambda y: np.isclose(y[0], x))
+
     def _tag_ends(self) -> None:
-        """Tag the end points (1: s = 0, 2: s = L) for the point measure ``ds``."""
-        tdim = self.mesh.topology.dim
-        L = self.rod.length
-        v0 = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], 0.0))
-        vL = dmesh.locate_entities_boundary(self.mesh, tdim - 1, lambda x: np.isclose(x[0], L))
-        ents = np.concatenate([v0, vL]).astype(np.int32)
-        vals = np.concatenate([np.full(v0.size, 1), np.full(vL.size, 2)]).astype(np.int32)
+        """Tag the end points of rod k (``2k + 1``: s = 0, ``2k + 2``: s = L) for the point
+        measure ``ds``."""
+        st = self.structure
+        self.mesh.topology.create_connectivity(0, 1)
+        self._end_facets = {}
+        ents, vals = [], []
+        for k in range(len(st.rods)):
+            for j, end in enumerate(("0", "L")):
+                v = self.vertices_at(st.coordinate(k, end))
+                self._end_facets[(k, end)] = v
+                ents.append(v)
+                vals.append(np.full(v.size, 2 * k + 1 + j))
+        ents, vals = np.concatenate(ents).astype(np.int32), np.concatenate(vals).astype(np.int32)
         order = np.argsort(ents)
-        self.end_tags = dmesh.meshtags(self.mesh, tdim - 1, ents[order], vals[order])
-        self._end_facets = {"0": v0, "L": vL}
+        self.end_tags = dmesh.meshtags(self.mesh, 0, ents[order], vals[order])
 
     def _section_coefficients(self, C: np.ndarray | None) -> None:
         """``rhoA, M11, M22`` [kg/m, kg m], the compliance ``C`` of the stress field and the
@@ -218,23 +251,23 @@ class RodModel:
         quadrature-point functions of a section varying along s. ``K`` (0 for the
         constrained strains) is used by the initial stresses and strain_energy_displacement.
         """
-        rod, sec = self.rod, self.rod.section
+        st = self.structure
         c = lambda v: fem.Constant(self.mesh, np.float64(v))  # noqa: E731
-        free = rod.free[:, None]
-        if rod.uniform:
+        if st.uniform:
+            sec = st.section
             self.rhoA, self.M11, self.M22 = c(sec.rhoA), c(sec.M11), c(sec.M22)
             self.C = fem.Constant(self.mesh, C)
-            self.K = fem.Constant(self.mesh, np.where(rod.free, sec.stiffness, 0.0))
+            self.K = fem.Constant(self.mesh, np.where(st.free, sec.stiffness, 0.0))
         else:
-            def stiff(s):
-                v = sec.values(s)
+            def stiff(x):
+                v = st.section_values(x)
                 return np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
 
             qf = lambda fn, shape=(): quadrature_function(self.mesh, fn, shape)  # noqa: E731
-            self.rhoA, self.M11, self.M22 = (qf(lambda s, n=n: sec.values(s)[n])
+            self.rhoA, self.M11, self.M22 = (qf(lambda x, n=n: st.section_values(x)[n])
                                              for n in ("rhoA", "M11", "M22"))
-            self.C = qf(lambda s: np.where(free, 1.0 / stiff(s), 0.0), (6,))
-            self.K = qf(lambda s: np.where(free, stiff(s), 0.0), (6,))
+            self.C = qf(lambda x: np.where(st.free_mask(x), 1.0 / stiff(x), 0.0), (6,))
+            self.K = qf(lambda x: np.where(st.free_mask(x), stiff(x), 0.0), (6,))
 
     def step_residual(self, ctx: Context, tests, sig1, sig0):
         """The residual of one step for the states and constants of ``ctx``: the rows of
@@ -279,10 +312,10 @@ class RodModel:
         Lspace, _ = W.sub(2).collapse()
         self._support_dofs = {}
         self._moving = []
+        st = self.structure
         for sup in self.supports:
-            facets = self._end_facets[sup.end]
-            s = 0.0 if sup.end == "0" else self.rod.length
-            q_end = self.rod.initial_configuration([s])[0]
+            facets = self._end_facets[(sup.rod, sup.end)]
+            q_end = st.initial_configuration([st.coordinate(sup.rod, sup.end)])[0]
             fixed = sup.fixed_q()
             if len(fixed) == 12:                      # the whole q block (a clamp)
                 qdofs = fem.locate_dofs_topological((W.sub(0), ms.Q), 0, facets)
@@ -309,6 +342,65 @@ class RodModel:
                 [fem.locate_dofs_topological(W.sub(0).sub(i), 0, facets) for i in range(12)]
             ).reshape(12, -1)
         return bcs
+
+    def _node_dofs(self, x: float) -> dict[tuple[str, int], int]:
+        """Global indices of the owned dofs of the node at mesh coordinate x:
+        ``{("q", i): ..., ("lambda", j): ...}`` for the 12 q and 6 multiplier components."""
+        W = self.space.W
+        im, bs = W.dofmap.index_map, W.dofmap.index_map_bs
+        v = self.vertices_at(x)
+        out = {}
+        for field, sub, n in (("q", 0, 12), ("lambda", 2, 6)):
+            for i in range(n):
+                loc = fem.locate_dofs_topological(W.sub(sub).sub(i), 0, v)
+                if loc.size and loc[0] < im.size_local * bs:
+                    g = im.local_to_global(np.array([loc[0] // bs], dtype=np.int32))[0]
+                    out[(field, i)] = int(g * bs + loc[0] % bs)
+        return out
+
+    def _joint_reduction(self) -> Reduction | None:
+        """The elimination of the joints' relations (theory §2.7), or None."""
+        st = self.structure
+        if not st.joints:
+            return None
+        supported = {(sup.rod, sup.end) for sup in self.supports}
+        relations: dict[int, list[tuple[int, float]]] = {}
+        for jt in st.joints:
+            a, b = jt.a, jt.b
+            if b in supported:
+                if a in supported:
+                    raise ParameterError(f"{type(jt).__name__} joint {a}-{b}", "both nodes "
+                                         "supported", "at most one supported node per joint")
+                a, b = b, a        # the supported node stays an unknown (a master)
+            xa, xb = st.coordinate(*a), st.coordinate(*b)
+            qa, qb = st.initial_configuration([xa, xb])
+            rows, mults = jt.relations(qa, qb)
+            da, db = ({k: v for d in self.comm.allgather(self._node_dofs(x)) for k, v in d.items()}
+                      for x in (xa, xb))
+            for i, terms in rows.items():
+                relations[db[("q", i)]] = [
+                    (db[("q", j - 12)] if j >= 12 else da[("q", j)], c) for j, c in terms]
+            for m in mults:
+                relations[db[("lambda", m)]] = []
+        return Reduction(self.space.W, relations)
+
+    def enforce_joints(self, values: np.ndarray) -> np.ndarray:
+        """The nodal q-space array ``values`` (e.g. a velocity) with the joints' slave
+        components recomputed from their masters (unchanged without joints)."""
+        if self.reduction is None:
+            return values
+        tmp = fem.Function(self.space.W)
+        tmp.x.array[self.space.q_map] = values
+        x = self.reduction.T.createVecRight()
+        self.reduction.restrict(tmp.x.array, x)
+        self.reduction.prolong(x, tmp)
+        x.destroy()
+        return tmp.x.array[self.space.q_map].copy()
+
+    @property
+    def tip_coordinate(self) -> float:
+        """Mesh coordinate of the tip: the end ``"L"`` of rod 0 [m]."""
+        return self.structure.coordinate(0, "L")
 
     @staticmethod
     def _pose(sup, t: float) -> np.ndarray:
@@ -363,6 +455,7 @@ class RodModel:
             self._F_compiled = fem.form(self.F)
         b = fem.assemble_vector(self._F_compiled)
         b.scatter_reverse(la.InsertMode.add)
+        rows = b.array if self.reduction is None else self.reduction.fold(b.petsc_vec)
         n_owned = self.space.W.dofmap.index_map.size_local * self.space.W.dofmap.index_map_bs
         theta = float(self.theta.value)
         w1, w0 = self.w.x.array, self.w0.x.array
@@ -373,7 +466,7 @@ class RodModel:
             val = np.zeros(6)
             if dofs.size and dofs[0, 0] < n_owned:
                 idx = dofs[:, 0]
-                F = b.array[idx]
+                F = rows[idx]
                 d = q_e[idx[3:]].reshape(3, 3)
                 val[:3] = F[:3] / h
                 val[3:] = sum(np.cross(d[k], F[3 + 3 * k:6 + 3 * k]) for k in range(3)) / h
@@ -386,7 +479,7 @@ class RodModel:
         curvature (then ``sigma = K Pi_DG1(eps(q_ref) - eps0)``, theory §2.3 eq. 54)."""
         self.w0.x.array[:] = 0.0
         self.w0.x.array[self.space.q_map] = self.q_ref.x.array
-        if self.rod.natural_curvature is not None:
+        if self.structure.natural_curvature is not None:
             self.w0.x.array[self.space.s_map] = self._initial_stress()
         self.w.x.array[:] = self.w0.x.array
         self.v0.x.array[:] = 0.0
@@ -431,7 +524,7 @@ class RodModel:
         v[:, 0:3] = vp
         for k in range(3):
             v[:, 3 + 3 * k:6 + 3 * k] = np.cross(om, q[:, 3 + 3 * k:6 + 3 * k])
-        self.v0.x.array[:] = v.reshape(-1)
+        self.v0.x.array[:] = self.enforce_joints(v.reshape(-1))
         self.ledger.invalidate()
 
     def q_nodal_local(self) -> np.ndarray:

@@ -16,9 +16,10 @@ LAYERS: dict[str, int] = {
     "fxrod.fastassembly": 0, "fxrod.paraview": 0,
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
-    "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1,
+    "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
+    "fxrod.structure": 1,
     # 2: shared solving and recording machinery
-    "fxrod.newton": 2, "fxrod.history": 2,
+    "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2,
     # 3: weak-form terms (one module per physics) and the companion formulations
     "fxrod.forms": 3, "fxrod.ancf": 3, "fxrod.hamel": 3,
     # 4: read-outs and the energy ledger of a system

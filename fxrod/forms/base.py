@@ -142,6 +142,7 @@ class Context:
         """Directors at the evaluation state (midpoint in dynamics)."""
         return self.d_e
 
-    def ds_end(self, end: str) -> ufl.Measure:
-        """Point measure at ``s = 0`` (tag 1) or ``s = L`` (tag 2)."""
-        return self.ds(1 if end == "0" else 2)
+    def ds_end(self, end: str, rod: int = 0) -> ufl.Measure:
+        """Point measure at ``s = 0`` (tag ``2 rod + 1``) or ``s = L`` (tag ``2 rod + 2``) of
+        rod ``rod`` (0 for a single rod)."""
+        return self.ds(2 * rod + (1 if end == "0" else 2))
