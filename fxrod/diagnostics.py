@@ -34,7 +34,7 @@ class Nodes:
         return self.model.q_nodal_local()[: self._n_own]
 
     def tip(self) -> np.ndarray:
-        """Centreline position at s = L of rod 0 [m] (3,), MPI-reduced."""
+        """Centreline position at s = L of the (last) rod [m] (3,), MPI-reduced."""
         q = self.q_owned()
         tip = q[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
         return self.model.comm.allreduce(tip, op=MPI.SUM)

@@ -82,12 +82,24 @@ class Joint:
 
 @dataclass(frozen=True)
 class Rigid(Joint):
-    """Welded joint at any angle (the reference angle between the two rods is kept)."""
+    """Welded joint at any angle (the reference angle between the two rods is kept).
+
+    Parameters
+    ----------
+    link : bool
+        Allow nodes at different points: a rigid link (e.g. through a rigid body),
+        ``phi_B = phi_A + sum_j c_j d^A_j`` with the reference offset
+        ``c_j = (phi_B - phi_A) . d^A_j`` (default False: the nodes must coincide).
+    """
+
+    link: bool = False
 
     def relations(self, qa, qb):
         da, db = qa[3:].reshape(3, 3), qb[3:].reshape(3, 3)
         lam = da @ db.T                                  # Lambda_jk = d^A_j . d^B_k
-        rows = self._positions()
+        off = da @ (qb[:3] - qa[:3]) if self.link else np.zeros(3)      # c_j
+        rows = {c: [(c, 1.0)] + [(3 + 3 * j + c, float(off[j])) for j in range(3)
+                                 if off[j] != 0.0] for c in range(3)}
         for k in range(3):
             for c in range(3):
                 rows[3 + 3 * k + c] = [(3 + 3 * j + c, float(lam[j, k])) for j in range(3)

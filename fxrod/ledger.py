@@ -58,7 +58,10 @@ class EnergyLedger:
         sig0 = ctx.sig0
         stored = [elastic.complementary_energy(ctx, sig0, m.C)]
         stored += [ext.stored_energy(ctx) for ext in m.extensions]
-        self._kinetic = fem.form(elastic.kinetic_energy(ctx, m.v0)) if ctx.inertia else None
+        kinetic = [elastic.kinetic_energy(ctx, m.v0)] if ctx.inertia else []
+        kinetic += [ext.kinetic_energy(ctx) for ext in m.extensions]
+        kinetic = _sum_forms(kinetic)
+        self._kinetic = None if kinetic is None else fem.form(kinetic)
         self._strain = fem.form(_sum_forms(stored))
         P = elastic.external_power(ctx, ctx.vm)
         self._work = None if P is None else fem.form(m.h * P)                     # (44)

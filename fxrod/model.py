@@ -145,9 +145,10 @@ class RodModel:
         self.comm = MPI.COMM_WORLD if comm is None else comm
         self.structure = st = rod if isinstance(rod, Structure) else Structure([rod])
         for ext in self.extensions:  # validation before any form is built
-            if len(st.rods) > 1:
-                raise ParameterError("extensions", ext.name, "none on a structure of "
-                                     "several rods (extensions act on a single rod)")
+            if len(st.rods) > 1 and not ext.structures:
+                raise ParameterError("extensions", ext.name, "extensions that act on "
+                                     "structures of several rods (this one needs a single "
+                                     "rod)")
             ext.bind(rod)
         C, overrides = None, []
         if st.uniform:
@@ -399,8 +400,8 @@ class RodModel:
 
     @property
     def tip_coordinate(self) -> float:
-        """Mesh coordinate of the tip: the end ``"L"`` of rod 0 [m]."""
-        return self.structure.coordinate(0, "L")
+        """Mesh coordinate of the tip: the end ``"L"`` of the last rod [m]."""
+        return self.structure.coordinate(len(self.structure.rods) - 1, "L")
 
     @staticmethod
     def _pose(sup, t: float) -> np.ndarray:

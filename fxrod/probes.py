@@ -73,10 +73,12 @@ class MomentumProbe:
         p = m.rhoA * vphi
         J = ufl.cross(phi, m.rhoA * vphi) + m.M11 * ufl.cross(d[0], vd[0]) \
             + m.M22 * ufl.cross(d[1], vd[1])
+        bodies = [b for b in (e.momentum(ufl.split(m.w0)[0], m.v0) for e in m.extensions)
+                  if b is not None]
         forms = {}
         for i in range(3):
-            forms[f"p_{i + 1}"] = p[i] * dx
-            forms[f"J_{i + 1}"] = J[i] * dx
+            forms[f"p_{i + 1}"] = sum((b[0][i] * b[2] for b in bodies), p[i] * dx)
+            forms[f"J_{i + 1}"] = sum((b[1][i] * b[2] for b in bodies), J[i] * dx)
             forms[f"com_{i + 1}"] = phi[i] / m.rod.length * dx
         return {k: fem.form(f) for k, f in forms.items()}
 

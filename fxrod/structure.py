@@ -203,6 +203,8 @@ class Structure:
 
     def _check_joints(self) -> None:
         for j in self.joints:
+            if getattr(j, "link", False):
+                continue
             qa = self.initial_configuration([self.coordinate(*j.a)])[0]
             qb = self.initial_configuration([self.coordinate(*j.b)])[0]
             gap = float(np.linalg.norm(qa[:3] - qb[:3]))

@@ -55,6 +55,9 @@ class Extension:
     """
 
     name: str = "extension"
+    #: Whether the extension may act in a structure of several rods (it then receives the
+    #: :class:`fxrod.structure.Structure` in :meth:`bind`).
+    structures: bool = False
 
     def bind(self, rod) -> None:
         """Check the extension's data against the rod (raise ParameterError on misfit)."""
@@ -82,6 +85,15 @@ class Extension:
 
     def stored_energy(self, ctx: Context):
         """Energy [J] stored in the extension's fields at ``t_n`` (a scalar form), or None."""
+        return None
+
+    def kinetic_energy(self, ctx: Context):
+        """Kinetic energy [J] of the extension's masses at ``t_n`` (a scalar form), or None."""
+        return None
+
+    def momentum(self, q, v):
+        """Linear [kg m/s] and angular [kg m^2/s] momentum of the extension's masses at the
+        state ``(q, v)``: ``(p, J, measure)`` with UFL 3-vector densities, or None."""
         return None
 
     def dissipation(self, ctx: Context):
