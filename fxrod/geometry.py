@@ -270,14 +270,29 @@ class Spline(Curve):
         return self._spline(u), _frame(d1 / np.linalg.norm(d1, axis=1)[:, None], T)
 
 
+def _turning(fn: Callable, length: float, n: int) -> tuple[float, float]:
+    """Largest turning angle [rad] between successive chords of ``n`` equal parameter steps,
+    and the largest deviation of a chord's length from the step (arc-length parameter)."""
+    s = np.linspace(0.0, length, n + 1)
+    d = np.diff(np.asarray(fn(s)[0], dtype=float), axis=0)
+    ds = length / n
+    norm = np.linalg.norm(d, axis=1)
+    t = d / np.maximum(norm, 1e-300)[:, None]
+    cosang = np.clip(np.einsum("ij,ij->i", t[1:], t[:-1]), -1.0, 1.0)
+    return float(np.max(np.arccos(cosang), initial=0.0)), float(np.max(np.abs(norm / ds - 1)))
+
+
 class CurveFunction(Curve):
     """A user curve: ``fn(s) -> (phi0, R0)`` with ``s`` an array (n,) [m], ``phi0`` (n, 3)
     [m] and ``R0`` (n, 3, 3) orthonormal frames (columns d1, d2, d3, det = +1), over
-    ``[0, length]``. Checked on 201 points before use."""
+    ``[0, length]``, with s the arc length. Checked on 201 points before use, and C1: the
+    turning angle between successive chords must shrink under refinement (a kink keeps it).
+    ``closed=True`` declares a ring (its ends must meet)."""
 
-    def __init__(self, fn: Callable, length: float) -> None:
+    def __init__(self, fn: Callable, length: float, closed: bool = False) -> None:
         self.length = check_positive("length", length)
         self._fn = fn
+        self.closed = bool(closed)
         s = np.linspace(0.0, self.length, 201)
         try:
             phi, R = fn(s)
@@ -293,6 +308,15 @@ class CurveFunction(Curve):
         if err > FRAME_TOL or np.min(np.linalg.det(R)) < 0.0:
             raise ParameterError("curve frame R0", f"|R^T R - I| = {err:.2e}",
                                  f"orthonormal and right-handed (to {FRAME_TOL:g})")
+        a1, stretch = _turning(fn, self.length, 1000)
+        a2, _ = _turning(fn, self.length, 2000)
+        if a1 > 1e-3 and a2 > 0.75 * a1:
+            raise ParameterError("curve", f"a kink (turning angle {a2:.3g} rad between "
+                                 "neighbouring chords at any resolution)", "C1 (a continuous "
+                                 "tangent)")
+        if stretch > 1e-3:
+            raise ParameterError("curve", f"|phi0'(s)| - 1 up to {stretch:.3g}",
+                                 "parametrised by arc length (|phi0'| = 1 to 1e-3)")
 
     def evaluate(self, s):
         s = np.asarray(s, dtype=float).reshape(-1)

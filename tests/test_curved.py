@@ -193,3 +193,36 @@ def test_helical_spring_rate():
     delta = F * rod.length * (Rc**2 * (np.cos(a) ** 2 / k[5] + np.sin(a) ** 2 / k[3])
                               + np.sin(a) ** 2 / k[2] + np.cos(a) ** 2 / k[0])
     assert model.nodes.tip()[2] - q_end[2] == pytest.approx(delta, rel=1.8e-6)
+
+
+def test_curve_function_must_be_c1_and_arc_length():
+    """A kinked polyline (a corner of 90 degrees) and a curve not parametrised by arc length
+    are rejected; a smooth user ring (``closed=True``) is accepted and joined."""
+    def frames(t):
+        d3 = t / np.linalg.norm(t, axis=1)[:, None]
+        d1 = np.broadcast_to([0.0, 0.0, 1.0], d3.shape)
+        return np.stack([d1, np.cross(d3, d1), d3], axis=-1)
+
+    def corner(s):
+        phi = np.where(s[:, None] <= 0.5, np.column_stack([s, 0 * s, 0 * s]),
+                       np.column_stack([0.5 + 0 * s, s - 0.5, 0 * s]))
+        t = np.where(s[:, None] <= 0.5, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+        return phi, frames(t)
+
+    with pytest.raises(ParameterError, match="C1"):
+        CurveFunction(corner, 1.0)
+
+    def fast(s):
+        return np.column_stack([2 * s, 0 * s, 0 * s]), frames(np.tile([1.0, 0, 0], (s.size, 1)))
+
+    with pytest.raises(ParameterError, match="arc length"):
+        CurveFunction(fast, 1.0)
+
+    def circle(s):
+        a = s / 0.3
+        return (0.3 * np.column_stack([np.cos(a), np.sin(a), 0 * a]),
+                frames(np.column_stack([-np.sin(a), np.cos(a), 0 * a])))
+
+    ring = CurveFunction(circle, 2 * np.pi * 0.3, closed=True)
+    model = RodModel(Rod(SEC, curve=ring, n_elements=8))
+    assert model.reduction.n_eliminated == 18
