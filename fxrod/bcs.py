@@ -35,7 +35,7 @@ class Support:
     rod: int = field(default=0, kw_only=True)
 
     def __post_init__(self) -> None:
-        if self.end not in ("0", "L"):
+        if not isinstance(self.end, str) or self.end not in ("0", "L"):
             raise ParameterError("end", self.end, "'0' or 'L'")
         check_int_min("rod", self.rod, 0)
 
@@ -109,7 +109,7 @@ class Hinge(Support):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.axis not in DIRECTORS:
+        if not isinstance(self.axis, str) or self.axis not in DIRECTORS:
             raise ParameterError("axis", self.axis, "'d1', 'd2' or 'd3'")
 
     def fixed_q(self) -> tuple[int, ...]:

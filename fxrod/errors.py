@@ -13,6 +13,27 @@ from collections.abc import Sequence
 import numpy as np
 
 
+def plain(value: object) -> object:
+    """``value`` with NumPy scalars and arrays turned into Python numbers and lists (also
+    inside tuples, lists and dicts), so that messages and files show ``1.0``, not
+    ``np.float64(1.0)``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple | list):
+        return type(value)(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    return value
+
+
+def _shown(value: object, limit: int = 80) -> str:
+    """``repr`` of the plain value, shortened to ``limit`` characters (one-line messages)."""
+    text = repr(plain(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class ParameterError(ValueError):
     """Invalid user input: names the parameter, its value and the allowed range."""
 
@@ -20,7 +41,37 @@ class ParameterError(ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f"invalid {name} = {value!r}: must be {allowed}")
+        super().__init__(f"invalid {name} = {_shown(value)}: must be {allowed}")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be restarted: missing, truncated, corrupt, or written by
+    another problem. The message is one line naming the file and what is wrong."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"restart from {self.path}: {problem}")
+
+
+class OutputError(OSError):
+    """Writing an output file failed (disk full, directory removed or read-only, file handle
+    error). The message is one line naming the path, the error and what was kept."""
+
+    def __init__(self, path: object, error: BaseException | str, kept: str = "") -> None:
+        self.path = str(path)
+        self.error = error
+        self.kept = kept
+        reason = (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+        msg = f"cannot write {self.path}: {reason}"
+        super().__init__(msg + (f"; {kept}" if kept else ""))
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+    def with_kept(self, kept: str) -> OutputError:
+        """The same error with the note of what was kept (e.g. the last checkpoint)."""
+        return OutputError(self.path, self.error, kept)
 
 
 class ConvergenceError(RuntimeError):
@@ -47,7 +98,10 @@ class ConvergenceError(RuntimeError):
 
 
 def check_finite(name: str, value: float) -> float:
-    """Return ``float(value)`` or raise if it is not a finite real number."""
+    """Return ``float(value)`` or raise if it is not a finite real number (strings, booleans
+    and arrays are refused, not converted)."""
+    if isinstance(value, str | bytes | bool | np.bool_) or np.ndim(value) != 0:
+        raise ParameterError(name, value, "a finite real number")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -102,7 +156,10 @@ def check_int_min(name: str, value: int, minimum: int) -> int:
 
 
 def check_vector(name: str, value: Sequence[float], size: int) -> np.ndarray:
-    """Return ``value`` as a finite float array of the given size, or raise."""
+    """Return ``value`` as a finite float array of the given size, or raise (strings are
+    refused, not converted)."""
+    if isinstance(value, str | bytes):
+        raise ParameterError(name, value, f"a sequence of {size} finite numbers")
     try:
         a = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):

@@ -3,7 +3,9 @@
 The CSV contract (docs/output.md): one header row, one row per stored
 time, comma separated. Only MPI rank 0 writes; every row is flushed as it is written so that
 an interrupted run leaves a readable file. A row with NaN or Inf is refused with an error
-naming the column, so no silent garbage reaches the file.
+naming the column, so no silent garbage reaches the file. A row that cannot be written (disk
+full, file removed, handle error) raises :class:`fxrod.errors.OutputError` and is cut off
+again: the file ends with the last complete row.
 """
 
 from __future__ import annotations
@@ -76,33 +78,76 @@ class CSVWriter:
         self.columns = list(columns)
         self._active = comm is None or comm.rank == 0
         self._fh = None
+        self._good = 0       # bytes of the file up to its last complete row
         if self._active:
-            exists = self.path.exists() and self.path.stat().st_size > 0
-            self._fh = open(self.path, "a" if append else "w", newline="")  # noqa: SIM115
-            self._writer = csv.writer(self._fh)
-            if not (append and exists):
-                self._writer.writerow(self.columns)
-                self._fh.flush()
+            try:
+                exists = self.path.exists() and self.path.stat().st_size > 0
+                self._fh = open(self.path, "a" if append else "w", newline="")  # noqa: SIM115
+                self._good = self._fh.tell()
+                if not (append and exists):
+                    self._put(self.columns)
+            except OSError as e:
+                self._fail(e)
+
+    def _put(self, values: Sequence) -> None:
+        """Append one line and flush it; the file must still be linked in its directory."""
+        line = io_line(values)
+        self._fh.write(line)
+        self._fh.flush()
+        if os.fstat(self._fh.fileno()).st_nlink == 0:
+            raise FileNotFoundError(2, "the file (or its directory) was removed")
+        self._good = self._fh.tell()
+
+    def _fail(self, err: OSError):
+        """Close the file, cut it back to its last complete row, raise ``OutputError``."""
+        from fxrod.errors import OutputError
+
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass  # the unwritten tail of the buffer is dropped
+            try:
+                os.truncate(self.path, self._good)
+            except OSError:
+                pass  # removed: nothing to cut
+        raise OutputError(self.path, err) from None
 
     def write(self, row: Mapping[str, float]) -> None:
-        """Write one row; missing columns are written empty, NaN/Inf is refused."""
+        """Write one row; missing columns are written empty, NaN/Inf is refused.
+
+        Raises
+        ------
+        NonFiniteError
+            If a value is NaN or Inf (nothing written).
+        fxrod.errors.OutputError
+            If the row cannot be written; the file keeps its complete rows and is closed.
+        """
         values = []
         for c in self.columns:
             v = row.get(c, "")
             if isinstance(v, float | np.floating) and not math.isfinite(float(v)):
-                raise NonFiniteError(f"column {c!r} is {v} at t = {row.get('t')}; row not written")
-            values.append(repr(float(v)) if isinstance(v, float | np.floating) else v)
+                raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
+                                     f"{_plain(row.get('t'))}; row not written")
+            values.append(repr(float(v)) if isinstance(v, float | np.floating) else _plain(v))
         if self._active:
             if self._fh is None:
                 raise ValueError(f"{self.path}: writer is closed")
-            self._writer.writerow(values)
-            self._fh.flush()
+            try:
+                self._put(values)
+            except OSError as e:
+                self._fail(e)
 
     def close(self) -> None:
         """Close the file (idempotent)."""
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError as e:
+                self._fh = fh
+                self._fail(e)
 
     def __enter__(self) -> CSVWriter:
         return self
@@ -111,15 +156,38 @@ class CSVWriter:
         self.close()
 
 
-def truncate_csv(path, n_rows: int) -> None:
-    """Keep the header and the first ``n_rows`` data rows of a CSV (restart)."""
+def _plain(v):
+    """A NumPy scalar as the Python number it holds (so the file shows ``1.0``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def io_line(values: Sequence) -> str:
+    """One CSV line (``\\r\\n`` ended, as :mod:`csv` writes it) of the plain values."""
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf).writerow([_plain(v) for v in values])
+    return buf.getvalue()
+
+
+def truncate_csv(path, n_rows: int | None = None, t_max: float | None = None) -> None:
+    """Keep the header and the first ``n_rows`` data rows of a CSV, or the rows whose first
+    column is at most ``t_max`` (restart). The file is cut in place (no temporary file, no
+    space needed)."""
     p = Path(path)
     if not p.exists():
         return
-    lines = p.read_text().splitlines(keepends=True)
-    tmp = p.with_suffix(".csv.tmp")
-    tmp.write_text("".join(lines[: 1 + n_rows]))
-    tmp.replace(p)
+    with open(p, "rb+") as fh:
+        keep = len(fh.readline())
+        for i, line in enumerate(fh):
+            if not line.endswith(b"\n"):
+                break                                  # an incomplete last row
+            if n_rows is not None and i >= n_rows:
+                break
+            if t_max is not None and float(line.split(b",", 1)[0]) > t_max:
+                break
+            keep += len(line)
+        fh.truncate(keep)
 
 
 def read_csv(path) -> dict[str, np.ndarray]:

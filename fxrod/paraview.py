@@ -5,7 +5,9 @@ picture must show the deformed centreline ``phi(s, t)`` in 3D. VTX/XDMF would wr
 fields on the undeformed 1D mesh (ParaView would need a "warp" with 12-component data);
 a polyline per time with the centreline as geometry, the directors as point vectors and
 the stresses N, M as cell data opens directly in ParaView. The collection file is rewritten
-after every frame, so an interrupted run leaves a readable series. Only rank 0 writes.
+after every frame (temporary file, then rename), so an interrupted run leaves a readable
+series; a frame that cannot be written raises :class:`fxrod.errors.OutputError`, leaves no
+temporary file and keeps the collection of the frames before it. Only rank 0 writes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
+
+from fxrod.errors import OutputError
 
 
 def sample_p2_curve(s_nodes: np.ndarray, q_nodes: np.ndarray, per_element: int = 8):
@@ -123,18 +127,37 @@ class PVDWriter:
 
     def write(self, t: float, points, point_data: dict | None = None,
               cell_data: dict | None = None) -> None:
-        """Add the frame at time t and rewrite the collection file."""
+        """Add the frame at time t [s] and rewrite the collection file.
+
+        Raises
+        ------
+        fxrod.errors.OutputError
+            If the frame or the collection cannot be written (the collection keeps the
+            frames before this one; no temporary file is left).
+        """
         if not self.active:
             return
         rel = f"{self.name}/{self.name}_{len(self.entries):06d}.vtp"  # overwrites stale frames
-        write_vtp(self.dir / rel, points, point_data or {}, cell_data or {})
-        self.entries.append((float(t), rel))
+        entries = [*self.entries, (float(t), rel)]
         ds = "".join(f'<DataSet timestep="{t!r}" part="0" file={quoteattr(f)}/>'
-                     for t, f in self.entries)
+                     for t, f in entries)
         tmp = self.path.with_suffix(".pvd.tmp")
-        tmp.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">'
-                       f"<Collection>{ds}</Collection></VTKFile>\n")
-        tmp.replace(self.path)
+        target = self.dir / rel
+        try:
+            write_vtp(target, points, point_data or {}, cell_data or {})
+            target = tmp
+            tmp.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">'
+                           f"<Collection>{ds}</Collection></VTKFile>\n")
+            target = self.path
+            tmp.replace(self.path)
+        except OSError as e:
+            for leftover in (tmp, self.dir / rel):   # nothing half-written stays
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
+            raise OutputError(target, e) from None
+        self.entries = entries
 
     def close(self) -> None:
         """Nothing is held open; provided for symmetry with other writers."""

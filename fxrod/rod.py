@@ -11,7 +11,7 @@ constrained strains.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -233,12 +233,17 @@ def normalize_constraints(constraints) -> tuple[str, ...]:
         return ()
     if isinstance(constraints, str):
         constraints = (constraints,)
+    allowed = ", ".join(STRAIN_NAMES + tuple(CONSTRAINT_ALIASES))
+    if not isinstance(constraints, Iterable):
+        raise ParameterError("constraints", constraints, f"strain names, each one of {allowed}")
+    constraints = tuple(constraints)
     out: list[str] = []
     for c in constraints:
+        if not isinstance(c, str):
+            raise ParameterError("constraints", c, f"one of {allowed}")
         names = CONSTRAINT_ALIASES.get(c, (c,))
         for n in names:
             if n not in STRAIN_NAMES:
-                allowed = ", ".join(STRAIN_NAMES + tuple(CONSTRAINT_ALIASES))
                 raise ParameterError("constraints", c, f"one of {allowed}")
             if n not in out:
                 out.append(n)

@@ -98,19 +98,21 @@ class SolverSettings:
     def __post_init__(self) -> None:
         check_positive("atol", self.atol)
         check_positive("rtol", self.rtol)
-        if not (isinstance(self.stol, int | float) and math.isfinite(self.stol)
+        if not (isinstance(self.stol, int | float) and not isinstance(self.stol, bool)
+                and math.isfinite(self.stol)
                 and self.stol >= 0):
             raise ParameterError("stol", self.stol, ">= 0 and finite")
         for name in ("max_it", "jacobian_lag", "grow_after"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ParameterError(name, v, "an integer >= 1")
-        if self.linesearch not in LINE_SEARCHES:
+        if not isinstance(self.linesearch, str) or self.linesearch not in LINE_SEARCHES:
             raise ParameterError("linesearch", self.linesearch, f"one of {LINE_SEARCHES}")
-        if self.retry_linesearch is not None and self.retry_linesearch not in LINE_SEARCHES:
+        if self.retry_linesearch is not None and (not isinstance(self.retry_linesearch, str)
+                                                  or self.retry_linesearch not in LINE_SEARCHES):
             raise ParameterError("retry_linesearch", self.retry_linesearch,
                                  f"None or one of {LINE_SEARCHES}")
-        if self.predictor not in ("extrapolate", "plain"):
+        if not isinstance(self.predictor, str) or self.predictor not in ("extrapolate", "plain"):
             raise ParameterError("predictor", self.predictor, "'extrapolate' or 'plain'")
         if not isinstance(self.mumps_icntl, dict) or not all(
                 isinstance(k, int) and isinstance(v, int) for k, v in self.mumps_icntl.items()):

@@ -1,5 +1,12 @@
 """A run: step a rod model, record its probes (time-series CSV), centreline snapshots and
-ParaView frames. Only MPI rank 0 writes files."""
+ParaView frames. Only MPI rank 0 writes files.
+
+Faults end a run with one line: a file that cannot be written (disk full, directory removed
+or made read-only, handle error) raises :class:`fxrod.errors.OutputError` on every rank,
+naming the path and the error, after the CSV has been cut back to its last complete row and
+-- when checkpointing is on and space allows -- a checkpoint of the last good state has been
+written; a checkpoint that cannot be restarted raises :class:`fxrod.errors.CheckpointError`.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +22,9 @@ from mpi4py import MPI
 
 from fxrod import checkpoint
 from fxrod.checkpoint import CHECKPOINT_NAME
-from fxrod.errors import ConvergenceError, ParameterError
+from fxrod.errors import ConvergenceError, OutputError, ParameterError
 from fxrod.history import History
-from fxrod.io import STANDARD_COLUMNS, CSVWriter, truncate_csv
+from fxrod.io import STANDARD_COLUMNS, CSVWriter, read_csv, truncate_csv
 from fxrod.paraview import PVDWriter, sample_dg1, sample_p2_curve
 from fxrod.probes import default_probes
 
@@ -74,9 +81,10 @@ class Simulation:
     name : str
         Base name of the files (``DIR/NAME.csv``, ``DIR/NAME.pvd``).
     snapshot_times : sequence of float
-        Times at which centrelines are kept for pictures (``snapshots``) and the stress
+        Times [s] at which centrelines are kept for pictures (``snapshots``) and the stress
         resultants N(s), M(s), n(s), m(s) are written (``internal_forces`` and
-        ``DIR/<name>_internal_forces.csv``).
+        ``DIR/<name>_internal_forces.csv``): the first recorded step within half a step of
+        each, labelled with that step's time.
     paraview_every : int
         Write a ParaView frame every k steps (0: none): the centreline with the point data
         ``s`` [m], the directors ``d1, d2, d3`` and the spatial internal force ``n`` [N] and
@@ -87,9 +95,13 @@ class Simulation:
     quiet : bool
         Suppress the progress bar.
     checkpoint_every : int
-        Write a checkpoint every k steps, at the end and on failure/interrupt (0: never).
+        Write a checkpoint every k steps, at the end and on failure/interrupt (0: never);
+        the last two are kept (:mod:`fxrod.checkpoint`).
     restart : path-like, optional
-        Continue from the checkpoint in this directory (or file).
+        Continue from the checkpoint in this directory (``DIR/<name>_checkpoint.npz``) or
+        file; it must be of the same problem (:func:`fxrod.checkpoint.fingerprint`). The
+        CSV in ``out_dir`` is cut back to the checkpoint's step and its rows are read back
+        (``rows``), the kept centrelines come from the checkpoint.
     keep_rows : bool
         Keep every row in memory (``rows``, ``column``); False keeps only the last one
         (long runs that write a CSV).
@@ -103,6 +115,9 @@ class Simulation:
         SI unit of every column.
     history : fxrod.history.History
         The recorded rows.
+    snapshots : dict of float to ndarray
+        Kept centrelines ``(n_nodes, 3)`` [m] (rank 0; empty arrays elsewhere) by the time
+        [s] of their step.
     """
 
     def __init__(
@@ -133,6 +148,7 @@ class Simulation:
         self.columns = [c for c in STANDARD_COLUMNS if c in self.units]
         self.columns += [c for c in self.units if c not in self.columns]
         self.snapshot_times = sorted(float(t) for t in snapshot_times)
+        self._taken: set[float] = set()   # snapshot times already served
         self.snapshots: dict[float, np.ndarray] = {}
         self.internal_forces: dict[float, np.ndarray] = {}
         self._internal_written = False
@@ -143,8 +159,14 @@ class Simulation:
         self.checkpoint_every = int(checkpoint_every)
         self.csv = None
         self.pvd = None
-        if self.checkpoint_every < 0:
-            raise ParameterError("checkpoint_every", checkpoint_every, ">= 0")
+        self._io_error: OutputError | None = None   # rank 0: a failed write of this step
+        self._fingerprint: dict | None = None
+        self._row_missing = False    # restart: the checkpoint's own row is not in the CSV
+        self._csv_t = float("nan")   # time of the last row written to the CSV
+        self._checkpoint_t: float | None = None   # time of the last checkpoint written
+        self._checkpoint_step: int | None = None   # and its step
+        if isinstance(checkpoint_every, bool) or self.checkpoint_every < 0:
+            raise ParameterError("checkpoint_every", checkpoint_every, "an integer >= 0")
         if (self.checkpoint_every or restart is not None) and self.out_dir is None:
             raise ParameterError("out_dir", None, "a directory when checkpointing/restarting")
         resumed_step = None
@@ -155,37 +177,94 @@ class Simulation:
 
             prepare_output_dir(self.out_dir, self.comm)
             csv_path = self.out_dir / f"{name}.csv"
-            if resumed_step is not None and self.comm.rank == 0:
-                truncate_csv(csv_path, resumed_step + 1)
-            self.csv = CSVWriter(csv_path, self.columns, self.comm,
-                                 append=resumed_step is not None)
+            if resumed_step is not None:
+                self._resume_files(csv_path, resumed_step)
+            self.csv = self._rank0(lambda: CSVWriter(csv_path, self.columns, self.comm,
+                                                     append=resumed_step is not None))
             if self.paraview_every > 0:
-                self.pvd = PVDWriter(self.out_dir, name, active=self.comm.rank == 0,
-                                     resume_until=None if resumed_step is None
-                                     else self.integ.t)
-        if resumed_step is not None:
+                self.pvd = self._rank0(lambda: PVDWriter(
+                    self.out_dir, name, active=self.comm.rank == 0,
+                    resume_until=None if resumed_step is None else self.integ.t))
+        if resumed_step is not None and not self.history.rows:
             self.history.append({"t": self.integ.t})  # marks the initial row as written
-            self._internal_written = True             # append to the snapshot file
+
+    def _rank0(self, make):
+        """``make()`` whose file errors on rank 0 are raised on every rank."""
+        obj, err = None, None
+        try:
+            obj = make()
+        except OSError as e:
+            err = e if isinstance(e, OutputError) else OutputError(self.out_dir, e)
+        err = self.comm.bcast(err, root=0) if self.comm.size > 1 else err
+        if err is not None:
+            raise err
+        return obj
 
     # ------------------------------------------------------------------ checkpoints
     @property
     def checkpoint_path(self) -> Path:
         return self.out_dir / f"{self.name}_{CHECKPOINT_NAME}"
 
+    @property
+    def fingerprint(self) -> dict[str, str]:
+        """The problem's :func:`fxrod.checkpoint.fingerprint` (collective on first use)."""
+        if self._fingerprint is None:
+            self._fingerprint = checkpoint.fingerprint(self.integ)
+        return self._fingerprint
+
     def write_checkpoint(self) -> None:
-        """Write the full state of the last completed step (rank 0 writes one file)."""
+        """Write the full state of the last completed step and the kept centrelines (rank 0
+        writes one file; the previous checkpoint is kept, see :mod:`fxrod.checkpoint`),
+        unless the last checkpoint is of this step already.
+
+        Raises
+        ------
+        fxrod.errors.OutputError
+            On every rank if the file cannot be written.
+        """
+        if self._checkpoint_step == self.integ.step_count:
+            return
         st = self.integ.get_state()
-        st.update(ledger=self.model.ledger.get_state())
-        checkpoint.save(self.checkpoint_path, self.model, st)
+        st.update(ledger=self.model.ledger.get_state(), fingerprint=self.fingerprint,
+                  snapshots_taken=sorted(self._taken), snapshot_t=list(self.snapshots))
+        arrays = {"snapshots": np.array(list(self.snapshots.values()))}
+        checkpoint.save(self.checkpoint_path, self.model, st, arrays)
+        self._checkpoint_t = float(self.integ.t)
+        self._checkpoint_step = self.integ.step_count
 
     def _restore(self, restart) -> int:
         path = Path(restart)
         if path.is_dir():
             path = path / f"{self.name}_{CHECKPOINT_NAME}"
-        st = checkpoint.load(path, self.model)
+        st = checkpoint.load(path, self.model, self.fingerprint)
         self.integ.set_state(st)
         self.model.ledger.set_state(st["ledger"])
+        self._taken = set(st.get("snapshots_taken", ()))
+        self._checkpoint_t, self._checkpoint_step = self.integ.t, self.integ.step_count
+        kept = st["arrays"].get("snapshots", np.empty((0, 0, 3)))
+        for i, t in enumerate(st.get("snapshot_t", ())):
+            self.snapshots[t] = kept[i] if self.comm.rank == 0 else np.empty((0, 3))
         return self.integ.step_count
+
+    def _resume_files(self, csv_path: Path, step: int) -> None:
+        """Cut the CSV back to the checkpoint's step and read its rows back (rank 0 reads,
+        every rank gets them); cut the internal forces after the checkpoint's time."""
+        rows = None
+        if self.comm.rank == 0:
+            truncate_csv(csv_path, step + 1)
+            truncate_csv(self.out_dir / f"{self.name}_internal_forces.csv",
+                         t_max=self.integ.t)
+            data = read_csv(csv_path) if csv_path.exists() else {}
+            n = len(next(iter(data.values()))) if data else 0
+            first = 0 if self.keep_rows else max(0, n - 1)
+            rows = ([{k: float(v[i]) for k, v in data.items()
+                      if k in self.units and np.isfinite(v[i])} for i in range(first, n)], n)
+        rows, n = self.comm.bcast(rows, root=0) if self.comm.size > 1 else rows
+        for row in rows:
+            self.history.append(row)
+        self._csv_t = float(rows[-1]["t"]) if rows else float("nan")
+        self._row_missing = 0 < n < step + 1
+        self._internal_written = True             # append to the snapshot file
 
     # ------------------------------------------------------------------
     @property
@@ -204,31 +283,68 @@ class Simulation:
         return self.model.nodes.gather_nodes()
 
     def _record(self, res=None) -> None:
+        """Record the state of the last step: its row, snapshot and ParaView frame. A file
+        that cannot be written is kept in ``_io_error`` (rank 0) for :meth:`_check_io`."""
         row = self._row(res)
         if not self.keep_rows:
             self.history.rows.clear()
         self.history.append(row)
         if self.csv is not None:
-            self.csv.write(row)
-        t = self.integ.t
+            self._write(self.csv.write, row)
+            if self._io_error is None:
+                self._csv_t = float(row["t"])
+        t = float(self.integ.t)
         h = self.integ.h
         want_snap = [ts for ts in self.snapshot_times
-                     if ts not in self.snapshots and abs(t - ts) <= 0.5 * h * (1 + 1e-9)]
+                     if ts not in self._taken and abs(t - ts) <= 0.5 * h * (1 + 1e-9)]
         want_pvd = self.pvd is not None and self.integ.step_count % self.paraview_every == 0
         if not (want_snap or want_pvd):
             return
         g = self.centreline()  # collective: every rank takes the same branch
-        for ts in want_snap:
-            self.snapshots[ts] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
+        self._taken.update(want_snap)
         if want_snap:
-            self._write_internal_forces(t, self.model.nodes.gather_stresses())
+            self.snapshots[t] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
+            self._write(self._write_internal_forces, t, self.model.nodes.gather_stresses())
         st = self.model.nodes.gather_stresses() if want_pvd else None   # collective
         if want_pvd and g is not None:
             s, q = g
             ss, qq = sample_p2_curve(s, q)
-            self.pvd.write(t, qq[:, 0:3], point_data={
+            self._write(self.pvd.write, t, qq[:, 0:3], point_data={
                 "s": ss, "d1": qq[:, 3:6], "d2": qq[:, 6:9], "d3": qq[:, 9:12],
                 "n": sample_dg1(st[4]), "m": sample_dg1(st[5])})
+
+    def _write(self, write, *args, **kwargs) -> None:
+        """Call a file writer unless one already failed; keep its error."""
+        if write is None or self._io_error is not None:
+            return
+        try:
+            write(*args, **kwargs)
+        except OSError as e:
+            self._io_error = e if isinstance(e, OutputError) else OutputError(
+                getattr(e, "filename", None) or self.out_dir, e)
+
+    def _check_io(self, signum: int = 0) -> int:
+        """Share a failed write of rank 0 and a received signal with every rank
+        (collective); raise the write error after a last-good checkpoint. Returns the
+        largest signal number received on any rank (0: none)."""
+        flags = np.array([signum, self._io_error is not None], dtype=np.int64)
+        if self.comm.size > 1:
+            self.comm.Allreduce(MPI.IN_PLACE, flags, op=MPI.MAX)
+        if not flags[1]:
+            return int(flags[0])
+        err = self.comm.bcast(self._io_error, root=0) if self.comm.size > 1 \
+            else self._io_error
+        kept = f"the CSV ends with the row of t = {self._csv_t:.6g}"
+        if self.checkpoint_every:
+            try:
+                self.write_checkpoint()
+                kept += f"; checkpoint of t = {self.integ.t:.6g} in {self.checkpoint_path}"
+            except OutputError as e2:
+                kept += f"; no new checkpoint ({str(e2).split(': ', 1)[-1]})"
+                if self._checkpoint_t is not None:
+                    kept += (f", the one of t = {self._checkpoint_t:.6g} is kept in "
+                             f"{self.checkpoint_path}")
+        raise err.with_kept(kept)
 
     def _write_internal_forces(self, t: float, st) -> None:
         """Keep the stress resultants of a snapshot (``internal_forces[t]``) and append them
@@ -266,15 +382,17 @@ class Simulation:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 old[sig] = signal.signal(sig, handler)
         try:
-            if not self.rows:
+            if not self.rows or self._row_missing:
+                self._row_missing = False
                 self._record(None)
+                self._check_io()
 
             def cb(integ, res):
                 self._record(res)
                 progress.update(integ.t, res.h, res.newton_its)
+                flag = self._check_io(stop["signal"] or 0)
                 if self.checkpoint_every and integ.step_count % self.checkpoint_every == 0:
                     self.write_checkpoint()
-                flag = self.comm.allreduce(stop["signal"] or 0, op=MPI.MAX)
                 if flag:
                     if self.checkpoint_every:
                         self.write_checkpoint()

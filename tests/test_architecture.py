@@ -31,7 +31,8 @@ LAYERS: dict[str, int] = {
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,
     # 8: the paper's and the field's problems, pictures
-    "fxrod.examples": 8, "fxrod.frames": 8, "fxrod.soft_arm": 8, "fxrod.viz": 8, "fxrod.plots_viscoelastic": 8,
+    "fxrod.examples": 8, "fxrod.frames": 8, "fxrod.soft_arm": 8, "fxrod.viz": 8,
+    "fxrod.plots_viscoelastic": 8,
     # 9: the case registry and studies over it
     "fxrod.cases": 9, "fxrod.sweep": 9,
     # 10: the command line

@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fxrod.errors import ParameterError
+from fxrod.errors import CheckpointError, OutputError, ParameterError
 from fxrod.simulation import Interrupted, Simulation
 
-__all__ = ["CASES", "Case", "Option", "Result", "exit_on_signal"]
+__all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "control", "exit_on_signal"]
 
 
 @dataclass(frozen=True)
@@ -238,16 +238,40 @@ class Case:
         return {o.name: getattr(args, o.name) for o in self.options}
 
 
+#: The options of every case stepped by :class:`fxrod.integrators.Integrator`: adaptive
+#: steps, checkpoints and restart (:func:`control` hands them to the case's simulation).
+RUN_CONTROL: tuple[Option, ...] = (
+    Option("adaptive", False, "-", "halve a step whose Newton solve fails, regrow afterwards"),
+    Option("checkpoint_every", 0, "-", "write the full state every K steps and at the end "
+           "(the last two are kept)"),
+    Option("restart", None, "-", "continue the run from the checkpoint in this directory "
+           "(or file)", type=str),
+)
+
+
+def control(values) -> dict[str, object]:
+    """The :data:`RUN_CONTROL` values of a mapping or a parsed command line, as keywords of
+    the cases' ``simulation`` functions."""
+    get = values.get if isinstance(values, Mapping) else lambda k: getattr(values, k)
+    return {o.name: get(o.name) for o in RUN_CONTROL}
+
+
 @contextmanager
 def exit_on_signal(name: str, comm) -> Iterator[None]:
     """Turn a run stopped by SIGINT/SIGTERM (:class:`fxrod.simulation.Interrupted`) into the
-    exit status ``128 + signal`` of a script, with one line on stderr (rank 0)."""
+    exit status ``128 + signal`` of a script, and a file that cannot be written
+    (:class:`fxrod.errors.OutputError`) or a checkpoint that cannot be restarted
+    (:class:`fxrod.errors.CheckpointError`) into the status 2; one line on stderr (rank 0)."""
     try:
         yield
     except Interrupted as err:
         if comm.rank == 0:
             print(f"{name}: {err}", file=sys.stderr)
         raise SystemExit(128 + err.signum) from None
+    except (OutputError, CheckpointError) as err:
+        if comm.rank == 0:
+            print(f"{name}: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 #: The order of ``fxrod list`` (the paper's examples first); cases not listed here follow

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import output_files, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import output_files, recorded, wrote
 from fxrod.examples import bend45
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -35,6 +35,7 @@ PUBLISHED = {300.0: (58.84, 22.33, 40.08), 450.0: (52.32, 18.62, 48.39),
 OPTIONS = (
     Option("n_elements", 8, "-", "number of elements"),
     Option("h", 30.0, "-", "load increment (force units)"),
+    *RUN_CONTROL,
 )
 
 
@@ -43,11 +44,12 @@ def problem(n_elements: int = 8, h: float = 30.0, comm=None) -> Problem:
     return bend45(n_elements, h, comm=comm)
 
 
-def simulation(problem: Problem, out: Path | None, quiet: bool = True) -> Simulation:
+def simulation(problem: Problem, out: Path | None, quiet: bool = True,
+               **control) -> Simulation:
     """Load stepping with step cutting; shapes and internal forces kept at the published
-    loads."""
-    return Simulation(problem.integrator(), out, f"{NAME}_steps",
-                      snapshot_times=[0.0, *PUBLISHED], paraview_every=1, quiet=quiet)
+    loads; ``control``: the :data:`fxrod.cases.RUN_CONTROL` values."""
+    return recorded(problem, out, f"{NAME}_steps", snapshot_times=[0.0, *PUBLISHED],
+                    paraview_every=1, quiet=quiet, **control)
 
 
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
@@ -83,10 +85,10 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
-        h: float) -> Result:
+        h: float, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(n_elements, h)
-    with simulation(prob, out, quiet) as sim:
+    with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)
 

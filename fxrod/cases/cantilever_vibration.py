@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import frame_times, last_row, output_files, tip_path, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import frame_times, last_row, output_files, recorded, tip_path, wrote
 from fxrod.diagnostics import StrainConsistency, nodal_constraint_values
 from fxrod.examples import cantilever_vibration
 from fxrod.forms.viscoelastic import GeneralizedMaxwell
@@ -47,6 +47,7 @@ OPTIONS = (
     Option("t_end", 0.3, "s", "end time"),
     Option("n_elements", 8, "-", "number of elements"),
     Option("viscoelastic", False, "-", "add one Maxwell branch (tau = 0.08 s, 3/4 viscous)"),
+    *RUN_CONTROL,
 )
 
 
@@ -81,14 +82,14 @@ def probe(model) -> ColumnProbe:
 
 
 def simulation(problem: Problem, out: Path | None, name: str = NAME,
-               quiet: bool = True) -> Simulation:
+               quiet: bool = True, **control) -> Simulation:
     """Record every step with :func:`probe`, a ParaView frame every 10 ms and the
-    centrelines every 25 ms."""
-    return Simulation(problem.integrator(), out, name,
-                      snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY,
-                                                 max_frames=0),
-                      paraview_every=max(1, round(PARAVIEW_EVERY / problem.h)),
-                      probes=[probe(problem.model)], quiet=quiet)
+    centrelines every 25 ms; ``control``: the :data:`fxrod.cases.RUN_CONTROL` values."""
+    return recorded(problem, out, name,
+                    snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY,
+                                               max_frames=0),
+                    paraview_every=max(1, round(PARAVIEW_EVERY / problem.h)),
+                    probes=[probe(problem.model)], quiet=quiet, **control)
 
 
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
@@ -120,10 +121,11 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, viscoelastic: bool) -> Result:
+        n_elements: int, viscoelastic: bool, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(n_elements, h, t_end, viscoelastic)
-    sim = simulation(prob, out, NAME + ("_viscoelastic" if viscoelastic else ""), quiet)
+    sim = simulation(prob, out, NAME + ("_viscoelastic" if viscoelastic else ""), quiet,
+                     **control)
     with sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fxrod.problem import Problem
 from fxrod.simulation import Simulation
 
 #: Frames of an animation (at most).
@@ -42,6 +43,26 @@ def frame_times(h: float, t_end: float, every: float | None = None,
     if every is not None:
         times |= {round(float(t), 12) for t in np.arange(0.0, t_end + 1e-9, every)}
     return sorted(times)
+
+
+def recorded(problem: Problem, out: Path | None, name: str, *, adaptive: bool = False,
+             checkpoint_every: int = 0, restart: str | Path | None = None,
+             **kwargs) -> Simulation:
+    """The recorded run of a case: :class:`Simulation` over the problem's stepper
+    (``adaptive`` switches adaptive steps on), with checkpoints every ``checkpoint_every``
+    steps, continuing from ``restart`` (see :data:`fxrod.cases.RUN_CONTROL`); ``kwargs``
+    go to :class:`Simulation`."""
+    integ = problem.integrator(adaptive=True) if adaptive else problem.integrator()
+    return Simulation(integ, out, name, checkpoint_every=checkpoint_every, restart=restart,
+                      **kwargs)
+
+
+def restart_of(restart: str | Path | None, name: str) -> str | Path | None:
+    """``restart`` for the run ``name`` of a case with several runs: a directory without a
+    checkpoint of this run (it had not started) gives None, a fresh start."""
+    if restart is None or not Path(restart).is_dir():
+        return restart
+    return restart if (Path(restart) / f"{name}_checkpoint.npz").exists() else None
 
 
 def snapshots_at(sim: Simulation, times) -> tuple[list[np.ndarray], list[float]]:

@@ -17,8 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import frame_times, last_row, output_files, snapshots_at, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import (
+    frame_times,
+    last_row,
+    output_files,
+    recorded,
+    snapshots_at,
+    wrote,
+)
 from fxrod.examples import flying_spaghetti
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -32,10 +39,7 @@ OPTIONS = (
     Option("t_end", 15.0, "s", "end time"),
     Option("n_elements", 10, "-", "number of elements"),
     Option("kirchhoff", False, "-", "constrained (C_N = 0) rod"),
-    Option("adaptive", False, "-", "halve a step whose Newton solve fails, regrow afterwards"),
-    Option("checkpoint_every", 0, "-", "write the full state every K steps and at the end"),
-    Option("restart", None, "-", "continue the run from the checkpoint in this directory",
-           type=str),
+    *RUN_CONTROL,
 )
 
 
@@ -47,15 +51,14 @@ def problem(n_elements: int = 10, h: float = 0.1, t_end: float = 15.0,
                             comm=comm, h=h, t_end=t_end)
 
 
-def simulation(problem: Problem, out: Path | None, *, adaptive: bool = False,
-               checkpoint_every: int = 0, restart: str | None = None,
-               quiet: bool = True) -> Simulation:
+def simulation(problem: Problem, out: Path | None, quiet: bool = True,
+               **control) -> Simulation:
     """Record every step (CSV row and ParaView frame) and keep the centrelines of the
-    pictures (:func:`fxrod.cases.common.frame_times`)."""
-    return Simulation(problem.integrator(adaptive=adaptive), out, NAME,
-                      snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY),
-                      paraview_every=1, quiet=quiet, checkpoint_every=checkpoint_every,
-                      restart=restart)
+    pictures (:func:`fxrod.cases.common.frame_times`); ``control``: the
+    :data:`fxrod.cases.RUN_CONTROL` values."""
+    return recorded(problem, out, NAME, quiet=quiet, paraview_every=1,
+                    snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY),
+                    **control)
 
 
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
@@ -84,12 +87,10 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, kirchhoff: bool, adaptive: bool, checkpoint_every: int,
-        restart: str | None) -> Result:
+        n_elements: int, kirchhoff: bool, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(n_elements, h, t_end, kirchhoff)
-    sim = simulation(prob, out, adaptive=adaptive, checkpoint_every=checkpoint_every,
-                     restart=restart, quiet=quiet)
+    sim = simulation(prob, out, quiet, **control)
     with sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)

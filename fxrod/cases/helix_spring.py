@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import output_files, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import output_files, recorded, wrote
 from fxrod.examples import helix_spring
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -33,6 +33,7 @@ OPTIONS = (
     Option("n_elements", 40, "-", "number of elements"),
     Option("force", 50.0, "N", "axial force at t = 1"),
     Option("h", 0.1, "-", "load-factor increment"),
+    *RUN_CONTROL,
 )
 
 
@@ -41,10 +42,12 @@ def problem(n_elements: int = 40, force: float = 50.0, h: float = 0.1, comm=None
     return helix_spring(n_elements, force, h=h, comm=comm)
 
 
-def simulation(problem: Problem, out: Path | None, quiet: bool = True) -> Simulation:
-    """Load stepping; shapes kept at t = 0, 0.5, 1."""
-    return Simulation(problem.integrator(), out, NAME, snapshot_times=[0.0, 0.5, 1.0],
-                      paraview_every=1, quiet=quiet)
+def simulation(problem: Problem, out: Path | None, quiet: bool = True,
+               **control) -> Simulation:
+    """Load stepping; shapes kept at t = 0, 0.5, 1; ``control``: the
+    :data:`fxrod.cases.RUN_CONTROL` values."""
+    return recorded(problem, out, NAME, snapshot_times=[0.0, 0.5, 1.0], paraview_every=1,
+                    quiet=quiet, **control)
 
 
 def linear_extension(problem: Problem, force: float) -> float:
@@ -80,10 +83,10 @@ def finish(sim: Simulation, problem: Problem, force: float, out: Path | None,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, force: float,
-        h: float) -> Result:
+        h: float, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(n_elements, force, h)
-    with simulation(prob, out, quiet) as sim:
+    with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, prob, force, out, pictures)
 

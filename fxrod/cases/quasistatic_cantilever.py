@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import output_files, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import output_files, recorded, restart_of, wrote
 from fxrod.data import reference_path
 from fxrod.errors import check_range
 from fxrod.examples import quasistatic_cantilever
@@ -43,6 +43,7 @@ OPTIONS = (
     Option("n_elements", 8, "-", "number of elements"),
     Option("evaluation", "endpoint", "-", "where the balance is evaluated",
            choices=("endpoint", "midpoint")),
+    *RUN_CONTROL,     # adaptive: always on (step cutting)
 )
 
 
@@ -62,10 +63,16 @@ def problem(constrained: bool, n_elements: int = 8, h: float = 0.1, t_end: float
 
 
 def simulation(problem: Problem, out: Path | None, variant: str,
-               quiet: bool = True) -> Simulation:
-    """Load stepping with step cutting, the centrelines at :data:`TIMES` kept."""
-    return Simulation(problem.integrator(adaptive=True), out, f"{NAME}_{variant}",
-                      snapshot_times=[0.0, *TIMES], quiet=quiet)
+               quiet: bool = True, **control) -> Simulation:
+    """Load stepping with step cutting, a ParaView frame per step, the centrelines at
+    :data:`TIMES` kept; ``control``: the :data:`fxrod.cases.RUN_CONTROL` values (a
+    ``restart`` directory without this variant's checkpoint starts it afresh when it is
+    not the first)."""
+    name = f"{NAME}_{variant}"
+    if variant != next(iter(VARIANTS)):
+        control = {**control, "restart": restart_of(control.get("restart"), name)}
+    return recorded(problem, out, name, snapshot_times=[0.0, *TIMES], quiet=quiet,
+                    paraview_every=1, **{**control, "adaptive": True})
 
 
 def write_centrelines(sims: dict[str, Simulation], path: Path) -> Path:
@@ -76,7 +83,7 @@ def write_centrelines(sims: dict[str, Simulation], path: Path) -> Path:
         for variant, sim in sims.items():
             for t, pts in sorted(sim.snapshots.items()):
                 for i, p in enumerate(pts):
-                    w.writerow([variant, t, i, *(repr(float(x)) for x in p)])
+                    w.writerow([variant, repr(float(t)), i, *(repr(float(x)) for x in p)])
     return path
 
 
@@ -136,12 +143,12 @@ def finish(sims: dict[str, Simulation], out: Path | None, pictures: bool = True)
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, evaluation: str) -> Result:
+        n_elements: int, evaluation: str, **control) -> Result:
     """Build, run and post-process both variants (the options of :data:`OPTIONS`)."""
     sims = {}
     for variant, constrained in VARIANTS.items():
         prob = problem(constrained, n_elements, h, t_end, evaluation)
-        with simulation(prob, out, variant, quiet) as sims[variant]:
+        with simulation(prob, out, variant, quiet, **control) as sims[variant]:
             sims[variant].run(prob.t_end)
     return finish(sims, out, pictures)
 

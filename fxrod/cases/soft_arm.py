@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import last_row, output_files, tip_path, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import last_row, output_files, recorded, tip_path, wrote
 from fxrod.probes import ColumnProbe
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -35,6 +35,7 @@ OPTIONS = (
     Option("path", "circle", "-", "input path of the tip", choices=PATHS),
     Option("t_end", SOFT_ARM.t_end, "s", "end time"),
     Option("n_elements", SOFT_ARM.n_elements, "-", "number of elements"),
+    *RUN_CONTROL,
 )
 
 
@@ -47,15 +48,15 @@ def problem(path: str = "circle", n_elements: int = SOFT_ARM.n_elements,
 
 
 def simulation(problem: Problem, out: Path | None, path: str = "circle",
-               p: SoftArmParameters = SOFT_ARM, quiet: bool = True) -> Simulation:
+               p: SoftArmParameters = SOFT_ARM, quiet: bool = True, **control) -> Simulation:
     """Every step recorded with the chamber forces, written as a ParaView frame and kept in
-    memory for the pictures."""
+    memory for the pictures; ``control``: the :data:`fxrod.cases.RUN_CONTROL` values."""
     forces = ColumnProbe({f"tau_{k}": "N" for k in (1, 2, 3)},
                          lambda sim, res: {f"tau_{k + 1}": float(v) for k, v in
                                            enumerate(chamber_forces(path, sim.integ.t, p))})
     steps = np.round(np.arange(0.0, problem.t_end + 1e-9, problem.h), 10)
-    return Simulation(problem.integrator(), out, f"{NAME}_{path}", snapshot_times=steps,
-                      paraview_every=1, probes=[forces], quiet=quiet)
+    return recorded(problem, out, f"{NAME}_{path}", snapshot_times=steps, paraview_every=1,
+                    probes=[forces], quiet=quiet, **control)
 
 
 def finish(sim: Simulation, out: Path | None, path: str = "circle",
@@ -95,10 +96,10 @@ def finish(sim: Simulation, out: Path | None, path: str = "circle",
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, path: str, t_end: float,
-        n_elements: int) -> Result:
+        n_elements: int, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(path, n_elements, t_end)
-    with simulation(prob, out, path, quiet=quiet) as sim:
+    with simulation(prob, out, path, quiet=quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, path, pictures=pictures)
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import Case, Option, Result
-from fxrod.cases.common import output_files, wrote
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.cases.common import output_files, recorded, wrote
 from fxrod.probes import ColumnProbe
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -35,6 +35,7 @@ OPTIONS = (
     Option("steps", 10, "-", "load steps"),
     Option("formulation", "material", "-", "actuation formulation",
            choices=("material", "spatial")),
+    *RUN_CONTROL,
 )
 
 
@@ -52,9 +53,11 @@ def parameters(model) -> HookParameters:
     return dataclasses.replace(HOOK, n_elements=model.rod.n_elements)
 
 
-def simulation(problem: Problem, out: Path | None, quiet: bool = True) -> Simulation:
-    """Every load step recorded with the tension and the closed-form tip, and kept in
-    memory for the pictures."""
+def simulation(problem: Problem, out: Path | None, quiet: bool = True,
+               **control) -> Simulation:
+    """Every load step recorded with the tension and the closed-form tip, written as a
+    ParaView frame and kept in memory for the pictures; ``control``: the
+    :data:`fxrod.cases.RUN_CONTROL` values."""
     p = parameters(problem.model)
 
     def exact(sim: Simulation, res) -> dict[str, float]:
@@ -64,8 +67,8 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True) -> Simula
 
     probe = ColumnProbe({"tension": "N", **{f"tip_exact_{i}": "m" for i in (1, 2, 3)}}, exact)
     loads = np.round(np.linspace(0.0, 1.0, int(round(1.0 / problem.h)) + 1), 12)
-    return Simulation(problem.integrator(), out, NAME, snapshot_times=loads, probes=[probe],
-                      quiet=quiet)
+    return recorded(problem, out, NAME, snapshot_times=loads, probes=[probe], quiet=quiet,
+                    paraview_every=1, **control)
 
 
 def end_state_error(sim: Simulation, p: HookParameters = HOOK) -> tuple[float, float] | None:
@@ -111,10 +114,10 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, steps: int,
-        formulation: str) -> Result:
+        formulation: str, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`)."""
     prob = problem(n_elements, steps, formulation)
-    with simulation(prob, out, quiet) as sim:
+    with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)
 
