@@ -3,6 +3,7 @@
 #   ./fxrod.sh demo [demo options]   run the flying-spaghetti demo (results/flying_spaghetti)
 #   ./fxrod.sh test [pytest args]    every test tier (default, then slow); with args: pytest args
 #   ./fxrod.sh bootstrap             only create/update .venv
+#   ./fxrod.sh docs [--out DIR]      build the documentation site into docs/_build/html (-W)
 #   ./fxrod.sh run|list|plot|view|info ...   the fxrod CLI inside the venv
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,10 +28,10 @@ case "$cmd" in
       [ "$rc" -eq 0 ] && rc=$r
     done
     exit "$rc" ;;
-  run|list|plot|view|info|sweep)
+  run|list|plot|view|info|sweep|docs)
     bash "$here/scripts/bootstrap.sh"
     exec "$here/.venv/bin/python" -m fxrod "$cmd" "$@" ;;
   help|-h|--help)
     sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "fxrod.sh: unknown command '$cmd' (try: demo, test, bootstrap, run, list, plot, view, info)" >&2; exit 2 ;;
+  *) echo "fxrod.sh: unknown command '$cmd' (try: demo, test, bootstrap, docs, run, list, plot, view, info)" >&2; exit 2 ;;
 esac

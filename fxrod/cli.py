@@ -8,7 +8,9 @@ and defaults), exactly as ``python demos/<name>.py`` does.
 Errors of the user (unknown case, bad option, unwritable output directory, a CSV without the
 needed columns, bad parameters) print one line ``fxrod: error: ...`` and exit with status 2,
 without a traceback. A run stopped by SIGINT/SIGTERM exits with 128 + the signal, a case
-whose own checks fail with 1.
+whose own checks fail with 1. A step whose Newton solve fails
+(:class:`fxrod.errors.ConvergenceError`) prints one line (time, step size, solver reason) and
+a hint, and exits with status 2.
 """
 
 from __future__ import annotations
@@ -35,11 +37,37 @@ class OneLineParser(argparse.ArgumentParser):
         raise CLIError(f"{self.prog}: {message}")
 
 
-def cmd_list(args) -> int:
+def demo_table(width: int = 100) -> str:
+    """The demos as ``name  description`` lines, descriptions wrapped under each other."""
+    import textwrap
+
     from fxrod.cases import CASES
 
+    pad = max(len(n) for n in CASES) + 2
+    lines = []
     for name, case in CASES.items():
-        print(f"{name:28s} {case.description}")
+        wrapped = textwrap.wrap(case.description, max(30, width - pad)) or [""]
+        lines.append(f"{name:{pad}s}{wrapped[0]}")
+        lines += [" " * pad + w for w in wrapped[1:]]
+    return "\n".join(lines)
+
+
+def convergence_hint(case_name: str | None) -> str:
+    """What to try after a failed Newton solve: the demo's ``--adaptive`` and ``--h``
+    options where it has them (printed under the one-line error)."""
+    from fxrod.cases import CASES
+
+    case = CASES.get((case_name or "").replace("_", "-"))
+    names = {o.name for o in case.options} if case is not None else {"adaptive", "h"}
+    tips = [t for n, t in (("adaptive", "--adaptive (failing steps are halved)"),
+                           ("h", "a smaller --h")) if n in names]
+    tips = tips or ["a smaller load or more load steps"]
+    return f"fxrod: hint: rerun with {' or '.join(tips)} (see fxrod run NAME --help)"
+
+
+def cmd_list(args) -> int:
+    print(demo_table())
+    print("\nrun one: fxrod run NAME [--quick] [--out DIR]; its options: fxrod run NAME --help")
     return 0
 
 
@@ -49,6 +77,9 @@ def cmd_run(args) -> int:
     from fxrod.cases import CASES, exit_on_signal
     from fxrod.io import prepare_output_dir
 
+    if args.case is None:
+        raise CLIError(f"name a demo: fxrod run NAME [--quick] [--out DIR]; demos: "
+                       f"{', '.join(CASES)} (`fxrod list` describes them)")
     name = args.case.replace("_", "-")
     if name not in CASES:
         raise CLIError(f"unknown demo {args.case!r}; available: {', '.join(CASES)}")
@@ -84,14 +115,18 @@ def cmd_view(args) -> int:
         if not series:
             continue
         sel = series[::max(1, len(series) // args.frames)]
+        if sel[-1] is not series[-1]:
+            sel.append(series[-1])  # the final state is always shown
         times = [t for t, _ in sel]
         frames = [pts for _, pts in sel]
-        nsnap = max(1, len(sel) // 6)
-        png = viz.snapshot_figure(frames[::nsnap], times[::nsnap], d / f"{pvd.stem}_view.png",
+        picked = sorted(set(range(0, len(sel), max(1, len(sel) // 6))) | {len(sel) - 1})
+        png = viz.snapshot_figure([frames[i] for i in picked], [times[i] for i in picked],
+                                  d / f"{pvd.stem}_view.png",
                                   azimuth=args.azimuth, elevation=args.elevation)
         gif = viz.animation(frames, times, d / f"{pvd.stem}_view.gif",
                             azimuth=args.azimuth, elevation=args.elevation)
-        print(f"wrote {png} and {gif}")
+        print(f"wrote {png} and {gif} ({len(frames)} frames, t = {times[0]:g} to "
+              f"{times[-1]:g})")
     return 0
 
 
@@ -137,21 +172,64 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def cmd_docs(args) -> int:
+    """Build the documentation site (Sphinx, warnings are errors) of a source checkout."""
+    import importlib.util
+    import subprocess
+
+    src = Path(fxrod.__file__).resolve().parents[1] / "docs"
+    if not (src / "conf.py").is_file():
+        raise CLIError(f"no docs/conf.py beside the fxrod package ({src}): the site is built "
+                       "from a source checkout")
+    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") \
+            is None:
+        raise CLIError("Sphinx is missing: pip install -e '.[docs]' (./fxrod.sh docs does it)")
+    out = Path(args.out) if args.out else src / "_build" / "html"
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+           str(src), str(out)]
+    if subprocess.run(cmd).returncode != 0:
+        raise CLIError("the documentation build failed (warnings are errors; see above)")
+    print(f"wrote {out / 'index.html'}")
+    return 0
+
+
+def cmd_modes(args) -> int:
+    """Natural modes of a case about its equilibrium: CSV, PNG and a GIF per mode."""
+    from mpi4py import MPI
+
+    from fxrod.io import prepare_output_dir
+    from fxrod.modal_output import CASES, write_modes
+
+    if args.case not in CASES:
+        raise CLIError(f"unknown case {args.case!r} for modes; available: {', '.join(CASES)}")
+    out = prepare_output_dir(args.out, MPI.COMM_WORLD)
+    files = write_modes(args.case, out, args.n_modes, args.n_elements,
+                        pictures=not args.no_pictures)
+    if MPI.COMM_WORLD.rank == 0:
+        print("wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="fxrod", description="Geometrically exact rods with "
                        "FEniCSx (mixed PH Cosserat, ANCF, Hamel FVI).")
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the cases (demos)").set_defaults(func=cmd_list)
-    r = sub.add_parser("run", help="run a case: fxrod run flying-spaghetti --out DIR "
-                       "[--quick] [case options]")
-    r.add_argument("case", help="a name from `fxrod list`")
+    r = sub.add_parser("run", help="run a demo: fxrod run flying-spaghetti --out DIR "
+                       "[--quick] [demo options]",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Run a demo (a case of the registry), as "
+                       "`python demos/NAME.py` does.", epilog="demos:\n" + demo_table())
+    r.add_argument("case", nargs="?", metavar="NAME", help="a demo (listed below)")
     r.add_argument("options", nargs=argparse.REMAINDER,
                    help="--out DIR, --quick, --no-pictures, --quiet and the case's options "
                         "(fxrod run NAME --help)")
     r.set_defaults(func=cmd_run)
     p = sub.add_parser("plot", help="plot energy, momenta, tip from an fxrod CSV")
     p.add_argument("csv")
-    p.add_argument("--out", default=None, help="PNG path (default: CSV name with .png)")
+    p.add_argument("--out", default=None,
+                   help="PNG path (default: X_plot.png beside X.csv, so that a demo's own "
+                        "X.png is kept)")
     p.set_defaults(func=cmd_plot)
     v = sub.add_parser("view", help="snapshots and animation from saved ParaView output")
     v.add_argument("results")
@@ -167,13 +245,36 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--n-elements", type=int, default=8)
     s.add_argument("--t-end", type=float, default=0.1)
     s.set_defaults(func=cmd_sweep)
+    mo = sub.add_parser("modes", help="natural modes of a case about its equilibrium: "
+                        "CSV, PNG of the first shapes, GIF per mode")
+    mo.add_argument("case", help="flying-spaghetti, cantilever-vibration, "
+                    "cantilever-deflected or soft-arm")
+    mo.add_argument("--out", default="results/modes")
+    mo.add_argument("--n-modes", type=int, default=6)
+    mo.add_argument("--n-elements", type=int, default=None)
+    mo.add_argument("--no-pictures", action="store_true")
+    mo.set_defaults(func=cmd_modes)
+    dc = sub.add_parser("docs", help="build the documentation site into docs/_build/html")
+    dc.add_argument("--out", default=None, help="output folder (default docs/_build/html)")
+    dc.set_defaults(func=cmd_docs)
     return ap
 
 
 def main(argv=None) -> int:
+    from fxrod.errors import ConvergenceError
+
+    args = None
     try:
         args = build_parser().parse_args(argv)
         return args.func(args) or 0
+    except ConvergenceError as e:
+        from mpi4py import MPI
+
+        if MPI.COMM_WORLD.rank == 0:
+            print(f"fxrod: error: Newton failed at t = {e.t:.6g} (step h = {e.h:.6g}): "
+                  f"{e.reason}", file=sys.stderr)
+            print(convergence_hint(getattr(args, "case", None)), file=sys.stderr)
+        return EXIT_USAGE
     except (CLIError, ValueError, FileNotFoundError, PermissionError) as e:
         print(f"fxrod: error: {e}", file=sys.stderr)
         return EXIT_USAGE

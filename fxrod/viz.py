@@ -73,6 +73,7 @@ def snapshot_figure(
     title: str | None = None,
     extra_lines: Sequence[np.ndarray] = (),
     zoom: float = 1.0,
+    time_label: str = "t [s]",
 ) -> Path:
     """Write a PNG of centreline snapshots as tubes coloured by time.
 
@@ -98,6 +99,9 @@ def snapshot_figure(
         Additional thin black polylines (e.g. a tip path).
     zoom : float
         Camera zoom after fitting the scene (> 1 zooms in).
+    time_label : str
+        Title of the colour bar, with the unit of ``times`` (e.g. ``"load factor [-]"``
+        in a quasi-static run).
 
     Returns
     -------
@@ -116,7 +120,7 @@ def snapshot_figure(
         tube["t"] = np.full(tube.n_points, float(t))
         p.add_mesh(tube, scalars="t", cmap="viridis", clim=(tmin, max(tmax, tmin + 1e-12)),
                    show_scalar_bar=False, smooth_shading=True)
-    p.add_scalar_bar(title="t", color="black", vertical=True)
+    p.add_scalar_bar(title=time_label, color="black", vertical=True)
     for line in extra_lines:
         p.add_mesh(pv.lines_from_points(np.asarray(line, dtype=float)), color="black",
                    line_width=2)
@@ -148,11 +152,14 @@ def animation(
     window_size: tuple[int, int] = (640, 480),
     fps: int = 10,
     trail: np.ndarray | None = None,
+    time_unit: str = "s",
 ) -> Path:
     """Write an animation of the centreline (GIF, or MP4 when imageio-ffmpeg is installed).
 
     The camera is fixed so that the whole motion stays in view. The format follows the
-    suffix of ``path`` (``.gif`` or ``.mp4``).
+    suffix of ``path`` (``.gif`` or ``.mp4``). ``frames`` are centrelines [m] at ``times``
+    (in ``time_unit``, shown as ``t = 0.5 s``); ``trail`` is an ``(n_frames, 3)`` path [m]
+    drawn up to the current frame.
     """
     pv = _pv()
     if len(frames) == 0:
@@ -166,7 +173,8 @@ def animation(
     box = pv.Box(bounds=np.ravel(np.c_[allp.min(0) - r, allp.max(0) + r]))
     p.add_mesh(box, opacity=0.0)
     actor = p.add_mesh(_tube(pv, frames[0], r), color="tab:blue", smooth_shading=True)
-    label = p.add_text(f"t = {times[0]:.3g}", font_size=12, color="black")
+    unit = f" {time_unit}" if time_unit and time_unit != "-" else ""
+    label = p.add_text(f"t = {times[0]:.3g}{unit}", font_size=12, color="black")
     _camera(p, azimuth, elevation)
     if out.suffix.lower() == ".mp4":
         p.open_movie(str(out), framerate=fps)
@@ -177,17 +185,89 @@ def animation(
         actor = p.add_mesh(_tube(pv, pts, r), color="tab:blue", smooth_shading=True)
         if trail is not None and i > 0:
             p.add_mesh(pv.lines_from_points(np.asarray(trail)[: i + 1]), color="black")
-        label.SetText(2, f"t = {t:.3g}")
+        label.SetText(2, f"t = {t:.3g}{unit}")
         p.write_frame()
     p.close()
     return out
 
 
-def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
-    """Plot energy, energy residual, momenta and tip position from an fxrod CSV.
+#: Panels of :func:`plot_timeseries`: title with unit, and the CSV columns drawn in it.
+PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("energy [J]", ("kinetic", "strain_energy", "H")),
+    ("energy balance [J]", ("H - H(0)", "external_work", "port_work", "support_work",
+                            "dissipated")),
+    ("energy residual [J]", ("energy_residual",)),
+    ("linear momentum [kg m/s]", ("p_1", "p_2", "p_3")),
+    ("angular momentum [kg m²/s]", ("J_1", "J_2", "J_3")),
+    ("tip position [m]", ("tip_1", "tip_2", "tip_3")),
+)
 
-    Panels are drawn for the columns that exist. Raises ``ValueError`` naming the needed
-    columns when the CSV has none of them.
+
+def default_plot_path(csv_path: str | os.PathLike) -> Path:
+    """``X_plot.png`` beside ``X.csv``: never the picture ``X.png`` a demo draws itself."""
+    p = Path(csv_path)
+    return p.with_name(f"{p.stem}_plot.png")
+
+
+def _balance_columns(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The CSV columns plus ``H - H(0)``, the energy change that the work and dissipation
+    columns account for: ``H - H(0) = external_work + port_work + support_work - dissipated``
+    (theory §2.3)."""
+    out = dict(data)
+    if "H" in data and len(data["H"]):
+        out["H - H(0)"] = data["H"] - data["H"][0]
+    return out
+
+
+def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
+    """Plot the energies, the energy balance, the momenta and the tip of an fxrod CSV
+    (:func:`timeseries_figure`) into a PNG.
+
+    Parameters
+    ----------
+    csv_path : path-like
+        A time-series CSV written by :class:`fxrod.simulation.Simulation` (column ``t``).
+    out : path-like, optional
+        PNG to write; default :func:`default_plot_path` (``X_plot.png``).
+
+    Returns
+    -------
+    pathlib.Path
+        The written PNG.
+    """
+    fig = timeseries_figure(csv_path)  # selects the Agg backend first
+    import matplotlib.pyplot as plt
+
+    out = Path(out) if out is not None else default_plot_path(csv_path)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def timeseries_figure(csv_path: str | os.PathLike):
+    """The matplotlib figure of :func:`plot_timeseries`, one panel per group of columns.
+
+    Panels (:data:`PANELS`) are drawn for the columns that exist and are finite; every axis
+    carries its SI unit. The balance panel shows the change of the Hamiltonian next to the
+    work of the loads, of the actuator ports (``port_work``) and of moving supports, and the
+    dissipated energy, so an actuated run whose energy rises without external work shows
+    where the energy comes from. The time axis is ``t [s]`` (the load factor in a
+    quasi-static run, whose CSV has no kinetic energy).
+
+    Parameters
+    ----------
+    csv_path : path-like
+        A time-series CSV written by :class:`fxrod.simulation.Simulation` (column ``t``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (close it with ``matplotlib.pyplot.close``).
+
+    Raises
+    ------
+    ValueError
+        When the CSV has no column ``t`` or none of the plotted columns.
     """
     import matplotlib
 
@@ -196,34 +276,26 @@ def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None =
 
     from fxrod.io import read_csv
 
-    data = read_csv(csv_path)
+    data = _balance_columns(read_csv(csv_path))
     if "t" not in data:
         raise ValueError(f"{csv_path}: no column 't'; an fxrod time-series CSV is needed")
-    groups = [
-        ("energy", ["kinetic", "strain_energy", "H", "external_work", "dissipated"]),
-        ("energy residual", ["energy_residual"]),
-        ("linear momentum", ["p_1", "p_2", "p_3"]),
-        ("angular momentum", ["J_1", "J_2", "J_3"]),
-        ("tip position", ["tip_1", "tip_2", "tip_3"]),
-    ]
     panels = [(name, [c for c in cols if c in data and np.isfinite(data[c]).any()])
-              for name, cols in groups]
-    panels = [(n, c) for n, c in panels if c]
+              for name, cols in PANELS]
+    panels = [(n, c) for n, c in panels if c and not (n.startswith("energy balance")
+                                                       and c == ["H - H(0)"])]
     if not panels:
-        need = ", ".join(c for _, cols in groups for c in cols)
+        need = ", ".join(c for _, cols in PANELS for c in cols if c != "H - H(0)")
         raise ValueError(f"{csv_path}: none of the plottable columns ({need}) is present")
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 * len(panels)), sharex=True)
     axes = np.atleast_1d(axes)
     t = data["t"]
     for ax, (name, cols) in zip(axes, panels, strict=True):
         for c in cols:
-            ax.plot(t, data[c], label=c)
+            ax.plot(t, data[c], label=c, ls="--" if c == "H - H(0)" else "-")
         ax.set_ylabel(name)
         ax.legend(fontsize=7, loc="best")
         ax.grid(alpha=0.3)
-    axes[-1].set_xlabel("t")
+    static = "kinetic" not in data or not np.any(data["kinetic"])
+    axes[-1].set_xlabel("load factor t [-]" if static else "t [s]")
     fig.tight_layout()
-    out = Path(out) if out is not None else Path(csv_path).with_suffix(".png")
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig

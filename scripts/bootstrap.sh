@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create or update the project-local venv (.venv) with Python >= 3.12 and fxrod[test].
+# Create or update the project-local venv (.venv) with Python >= 3.12 and fxrod[test,docs]
+# (the docs build is a test); FXROD_EXTRAS=test,docs,notebooks adds the notebook extra.
 # Interpreter search: $FXROD_PYTHON, else python3.13/python3.12/python3 on PATH that really
 # run and are >= 3.12, else the newest pyenv-managed 3.12+/3.13+. A no-op when up to date.
 set -euo pipefail
@@ -44,7 +45,9 @@ find_python() {
 }
 
 # Up to date? (venv exists, runs, and pyproject.toml has not changed since the install)
-want="$(cat "$here/pyproject.toml" "$here/scripts/import_order_hook.py" | sha256sum | cut -d' ' -f1)"
+extras="${FXROD_EXTRAS:-test,docs}"
+want="$( (cat "$here/pyproject.toml" "$here/scripts/import_order_hook.py"; echo "$extras") \
+         | sha256sum | cut -d' ' -f1)"
 if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
    && version_ok "$venv/bin/python" >/dev/null; then
   exit 0
@@ -60,7 +63,7 @@ else
   "$py" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet -e "$here[test]"
+"$venv/bin/python" -m pip install --quiet -e "$here[$extras]"
 # import-order hook: `import dolfinx` before `import fxrod` imports dolfinx_solver first
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 cp "$here/scripts/import_order_hook.py" "$site/_fxrod_import_order.py"

@@ -64,9 +64,86 @@ def test_paraview_series_matches_solver_state(fs_out):
 def test_plot_and_view(fs_out, tmp_path):
     fxrod_cli("plot", str(fs_out / "flying_spaghetti.csv"), "--out", str(tmp_path / "p.png"))
     assert_picture(tmp_path / "p.png")
-    fxrod_cli("view", str(fs_out), "--frames", "8")
+    out = fxrod_cli("view", str(fs_out), "--frames", "8").stdout
     assert_picture(fs_out / "flying_spaghetti_view.png")
     assert (fs_out / "flying_spaghetti_view.gif").stat().st_size > 0
+    # 51 ParaView frames, every 6th (t = 0, 0.6, ..., 4.8 s) and the final one at t = 5 s
+    assert "10 frames, t = 0 to 5)" in out, out
+    from PIL import Image
+
+    with Image.open(fs_out / "flying_spaghetti_view.gif") as im:
+        assert im.n_frames == 10
+
+
+def test_plot_keeps_the_demo_picture(fs_out):
+    """``fxrod plot X.csv`` writes X_plot.png and leaves the demo's own X.png alone."""
+    demo_png = fs_out / "flying_spaghetti.png"
+    before = demo_png.read_bytes()
+    out = fxrod_cli("plot", str(fs_out / "flying_spaghetti.csv")).stdout
+    assert out.strip() == f"wrote {fs_out / 'flying_spaghetti_plot.png'}"
+    assert_picture(fs_out / "flying_spaghetti_plot.png")
+    assert demo_png.read_bytes() == before
+
+
+def test_plot_shows_port_work_with_units(tmp_path):
+    """An actuated run (the soft arm's chambers, no external load): the energy comes in
+    through the ports. The balance panel draws H - H(0) next to port_work, and the two
+    agree to the accumulated energy residual; every axis names its SI unit."""
+    import matplotlib.pyplot as plt
+
+    from fxrod.cases import CASES
+    from fxrod.viz import timeseries_figure
+
+    CASES["soft-arm"].run(tmp_path, quick=True, pictures=False)
+    csv = tmp_path / "soft_arm_circle.csv"
+    d = read_csv(csv)
+    fig = timeseries_figure(csv)
+    try:
+        axes = {ax.get_ylabel(): ax for ax in fig.axes}
+        assert all(label.endswith(("[J]", "[kg m/s]", "[kg m²/s]", "[m]")) for label in axes)
+        assert fig.axes[-1].get_xlabel() == "t [s]"
+        lines = {ln.get_label(): ln.get_ydata() for ln in axes["energy balance [J]"].lines}
+        assert {"H - H(0)", "port_work", "external_work", "dissipated"} <= set(lines)
+    finally:
+        plt.close(fig)
+    assert np.max(np.abs(d["external_work"])) == 0.0       # no load but the chambers
+    assert lines["port_work"][-1] > 1.0                     # ~1.7 J pumped in by t = 1 s
+    gap = np.abs(lines["H - H(0)"] - lines["port_work"])    # balance: dH = W_port
+    assert np.max(gap) <= np.sum(np.abs(d["energy_residual"])) + 1e-12
+
+
+def test_run_help_lists_the_demos():
+    from fxrod.cases import CASES
+
+    out = fxrod_cli("run", "--help").stdout
+    for name in CASES:
+        assert name in out
+    listing = fxrod_cli("list").stdout
+    for name in CASES:
+        assert any(line.startswith(name + " ") for line in listing.splitlines()), name
+    assert "fxrod run NAME --help" in listing
+
+
+def test_run_without_a_demo_says_what_to_do():
+    p = fxrod_cli("run", check=False)
+    assert p.returncode == 2
+    err = p.stderr.strip().splitlines()
+    assert len(err) == 1 and "name a demo: fxrod run NAME" in err[0], p.stderr
+    assert "flying-spaghetti" in err[0] and "fxrod list" in err[0]
+
+
+def test_newton_failure_is_one_line_and_a_hint(tmp_path):
+    """A load far beyond what one step can carry (helix spring, 100x its force in a single
+    load step): adaptive halving gives up below h_min; the CLI prints where and why it
+    failed and what to try, without a traceback, and exits with 2."""
+    p = fxrod_cli("run", "helix-spring", "--h", "1", "--force", "5000", "--no-pictures",
+                  "--quiet", "--out", str(tmp_path), check=False)
+    assert p.returncode == 2, p.stderr
+    err = p.stderr.strip().splitlines()
+    assert "Traceback" not in p.stderr and len(err) == 2, p.stderr
+    assert err[0].startswith("fxrod: error: Newton failed at t = ") and "(step h = " in err[0]
+    assert "DIVERGED" in err[0]
+    assert err[1].startswith("fxrod: hint:") and "--h" in err[1]
 
 
 def test_list_and_info():
