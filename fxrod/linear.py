@@ -1,20 +1,28 @@
-"""Linearised analysis: natural frequencies and mode shapes of a rod about its current
-state (the reference, or an equilibrium reached by a quasi-static run).
+"""Linearised analysis about an equilibrium: natural modes with modal masses and
+participation factors, and linear buckling (theory §2.6).
 
 About an equilibrium ``(q*, sigma*, lambda*)`` the mixed equations of motion linearise to
-the constrained generalised eigenproblem (theory §2.6)::
+the constrained generalised eigenproblem::
 
     [ K_g(sigma*, lambda*)  B^T  G^T ] [dq     ]          [ M 0 0 ] [dq     ]
-    [ B                    -C    0   ] [dsigma ] = w^2    [ 0 0 0 ] [dsigma ]
+    [ -B                    C    0   ] [dsigma ] = w^2    [ 0 0 0 ] [dsigma ]
     [ G                     0    0   ] [dlambda]          [ 0 0 0 ] [dlambda]
 
 with ``B = d eps(q*)`` the strain operator, ``G = G_d(d*)`` the orthonormality constraints
-and ``K_g`` the geometric (and follower-load) stiffness. It is the Jacobian of the
-quasi-static step (42) with the evaluation at the end point and h = 1, taken at
-``q_{n+1} = q_n``: the compliance rows ``C (sigma_{n+1} - sigma_n) - d eps[q_m; q_{n+1} -
-q_n]`` then differentiate exactly to ``C dsigma - B dq``. The stresses, multipliers and
-supported dofs carry no mass: they give infinite eigenvalues, which the shift-invert
-spectral transformation (SLEPc, MUMPS) maps away, so only physical modes are returned.
+and ``K_g`` the geometric (and follower-load) stiffness. The left operator ``A`` is the
+Jacobian of the quasi-static step (42) with the evaluation at the end point and h = 1,
+taken at ``q_{n+1} = q_n``: the compliance rows ``C (sigma_{n+1} - sigma_n) - d eps[q_m;
+q_{n+1} - q_n]`` then differentiate exactly to ``C dsigma - B dq``. The stresses,
+multipliers and supported dofs carry no mass: they give infinite eigenvalues, which the
+shift-invert spectral transformation (SLEPc, MUMPS) maps away, so only physical modes are
+returned. A free rod's stiffness is singular (rigid-body modes): the shift is then placed
+slightly below zero (``1e-6`` of the largest diagonal ratio of ``A`` and ``M``), and
+eigenvalues below ``1e-6`` of that shift are reported as exact zeros.
+
+Linear buckling about a loaded state (loads at their current values, the state an
+equilibrium under them): ``A(mu) = A_0 + mu (A_1 - A_0)``, ``A_1`` the operator at the
+loaded state and ``A_0`` the one at the unloaded reference; the load factors solve
+``A_0 phi = mu (A_0 - A_1) phi``.
 """
 
 from __future__ import annotations
@@ -25,40 +33,95 @@ import numpy as np
 import ufl
 from dolfinx import fem
 from dolfinx.fem.petsc import assemble_matrix
+from mpi4py import MPI
 from petsc4py import PETSc
 from slepc4py import SLEPc
 
-from fxrod.errors import ParameterError, check_int_min
+from fxrod.errors import ParameterError, check_int_min, check_vector
 from fxrod.forms.base import Context
 from fxrod.kinematics import split_q
+
+#: Names of the six rigid-body directions of the participation factors.
+DIRECTIONS = ("x", "y", "z", "rx", "ry", "rz")
+#: Relative size of the negative shift used for a target of zero (free rods).
+_SHIFT = 1e-6
 
 
 @dataclass
 class Modes:
-    """Natural modes of a rod.
+    """Natural modes of a rod about an equilibrium.
 
     Attributes
     ----------
     omega : ndarray
-        Circular frequencies [rad/s], ascending.
+        Circular frequencies [rad/s], ascending (rigid-body modes exactly 0).
     frequency : ndarray
         Frequencies [Hz].
     shapes : list of ndarray
         Mode shapes: the nodal ``dq = (dphi, dd1, dd2, dd3)`` of this rank's P2 nodes,
-        ``(n_local_nodes, 12)``, normalised to unit modal mass ``dq^T M dq = 1``.
+        ``(n_local_nodes, 12)``, normalised to unit modal mass ``dq^T M dq = 1`` [kg^-1/2].
+    modal_mass : ndarray
+        Generalised mass ``phi^T M phi`` of each shape scaled to a largest nodal
+        displacement ``|dphi|`` of 1 m [kg] (a mode without displacement, e.g. torsion: to
+        a largest nodal rotation of 1 rad [kg m^2]).
+    participation : ndarray
+        ``(n_modes, 6)`` participation factors ``Gamma_j = phi^T M r_j / phi^T M phi`` of
+        the same scaled shapes for the rigid-body motions ``r_j`` (``DIRECTIONS``: unit
+        translations along x, y, z [-], unit rotations about x, y, z through ``centre``
+        [m or rad/m]).
+    effective_mass : ndarray
+        ``(n_modes, 6)`` effective modal masses ``(phi^T M r_j)^2 / phi^T M phi``:
+        translations [kg], rotations [kg m^2]; independent of the scaling. Over all modes
+        they sum to the mass (rotary inertia) that the supports do not hold.
+    centre : ndarray
+        Point [m] about which the rotations ``r_rx, r_ry, r_rz`` turn.
     """
 
     omega: np.ndarray
     frequency: np.ndarray
     shapes: list[np.ndarray]
+    modal_mass: np.ndarray
+    participation: np.ndarray
+    effective_mass: np.ndarray
+    centre: np.ndarray
 
 
-def _linear_forms(model):
-    """The static Jacobian (h = 1, end-point evaluation) and the mass form."""
+@dataclass
+class Buckling:
+    """Linear buckling about a loaded equilibrium.
+
+    Attributes
+    ----------
+    factor : ndarray
+        Critical load factors ``mu`` [-] (the current loads times ``mu`` buckle the rod),
+        ascending by magnitude.
+    shapes : list of ndarray
+        Buckling modes, nodal ``dq`` ``(n_local_nodes, 12)``, largest component 1.
+    """
+
+    factor: np.ndarray
+    shapes: list[np.ndarray]
+
+
+# ---------------------------------------------------------------------- operators
+def _check_model(model) -> None:
+    if model.reduction is not None:
+        raise ParameterError("model", "a structure with joints", "a model without joints "
+                             "for the linearised analysis")
     for ext in model.extensions:
-        if ext.fields() or ext.momentum_stress(model.ctx) is not None:
+        if ext.fields():
             raise ParameterError("extensions", ext.name,
-                                 "none with own fields or stresses for a modal analysis")
+                                 "none with own fields (internal variables) for a "
+                                 "linearised analysis")
+
+
+def stiffness_form(model, loads=None):
+    """The operator ``A`` of the module docstring as a compiled form: the static Jacobian
+    (h = 1, end-point evaluation) of the model's step with ``loads`` (default the model's).
+
+    Extension momentum stresses (actuators) are evaluated at the state (their ``t_n``
+    argument replaced by the unknown), so they contribute their full stiffness.
+    """
     one = fem.Constant(model.mesh, np.float64(1.0))
     u, u0 = ufl.split(model.w), ufl.split(model.w0)
     tests = ufl.TestFunctions(model.space.W)
@@ -66,48 +129,66 @@ def _linear_forms(model):
     ctx = Context(mesh=model.mesh, dx=base.dx, dx_nodal=base.dx_nodal, ds=base.ds, h=one,
                   theta=one, rhoA=model.rhoA, M11=model.M11, M22=model.M22, C=model.C,
                   q1=u[0], q0=u0[0], v0=model.v0, sig1=u[1], sig0=u0[1], lam=u[2],
-                  dq=tests[0], inertia=False, loads=model.loads)
+                  dq=tests[0], inertia=False,
+                  loads=model.loads if loads is None else list(loads))
+    for ext in model.extensions:
+        s = ext.momentum_stress(base)
+        if s is not None:
+            ctx.sigma_momentum = ctx.sigma_momentum + ufl.replace(s, {model.w0: model.w})
     F = model.step_residual(ctx, tests, u[1], u0[1])
-    J = ufl.derivative(F, model.w)
-    du = ufl.TrialFunctions(model.space.W)[0]
-    (wphi, wd), (uphi, ud) = split_q(tests[0]), split_q(du)
-    M = (model.rhoA * ufl.dot(wphi, uphi) + model.M11 * ufl.dot(wd[0], ud[0])
-         + model.M22 * ufl.dot(wd[1], ud[1])) * base.dx
-    return fem.form(J), fem.form(M)
+    return fem.form(ufl.derivative(F, model.w))
 
 
-def modes(model, n_modes: int = 6, target: float = 0.0) -> Modes:
-    """The ``n_modes`` natural modes of ``model`` nearest to ``target`` [rad^2/s^2] about its
-    current state ``w0`` (which should be an equilibrium: the reference, or the end of a
-    quasi-static run). The loads enter at their last evaluated values (follower loads with
-    their load stiffness). A free rod's rigid-body modes come out at (numerically) zero
-    frequency; an unstable equilibrium's negative eigenvalues are not returned.
+def mass_form(model):
+    """The mass form ``(w, M du)`` on the q block [kg] as a compiled form."""
+    tests, trials = ufl.TestFunctions(model.space.W), ufl.TrialFunctions(model.space.W)
+    (wphi, wd), (uphi, ud) = split_q(tests[0]), split_q(trials[0])
+    return fem.form((model.rhoA * ufl.dot(wphi, uphi) + model.M11 * ufl.dot(wd[0], ud[0])
+                     + model.M22 * ufl.dot(wd[1], ud[1])) * model.ctx.dx)
 
-    Raises
-    ------
-    ParameterError
-        For ``n_modes < 1`` or extensions with their own fields (viscoelastic branches).
-    RuntimeError
-        If SLEPc converges fewer than ``n_modes`` eigenpairs.
-    """
-    n_modes = check_int_min("n_modes", n_modes, 1)
-    J, M = _linear_forms(model)
-    w_saved = model.w.x.array.copy()
-    model.w.x.array[:] = model.w0.x.array          # linearise at q_{n+1} = q_n
+
+def assemble_at(model, form, state: np.ndarray, diag: float = 1.0) -> PETSc.Mat:
+    """Assemble ``form`` with ``w = w0 = state`` (local array of the mixed space), the
+    supported rows and columns replaced by ``diag`` on the diagonal; ``w``, ``w0`` are
+    restored."""
+    saved = model.w.x.array.copy(), model.w0.x.array.copy()
+    model.w.x.array[:] = state
+    model.w0.x.array[:] = state
     try:
-        A = assemble_matrix(J, bcs=model.bcs, diag=1.0)
+        A = assemble_matrix(form, bcs=model.bcs, diag=diag)
         A.assemble()
     finally:
-        model.w.x.array[:] = w_saved
-    E = assemble_matrix(M, bcs=model.bcs, diag=0.0)
-    E.assemble()
-    eps = SLEPc.EPS().create(comm=model.comm)
+        model.w.x.array[:], model.w0.x.array[:] = saved
+    return A
+
+
+def reference_state(model) -> np.ndarray:
+    """The unloaded reference (local mixed array): ``q_ref``, zero multipliers, the
+    stresses of a natural curvature (zero otherwise)."""
+    w = np.zeros_like(model.w0.x.array)
+    w[model.space.q_map] = model.q_ref.x.array
+    if model.structure.natural_curvature is not None:
+        w[model.space.s_map] = model._initial_stress()
+    return w
+
+
+# ---------------------------------------------------------------------- eigen-solver
+def eigenpairs(A: PETSc.Mat, E: PETSc.Mat, n: int, target: float, scale: PETSc.Vec,
+               comm) -> list[tuple[complex, PETSc.Vec]]:
+    """The ``n`` (at least) eigenpairs of ``A x = lambda E x`` nearest ``target``: SLEPc
+    Krylov-Schur with shift-invert (MUMPS LU) on the pencil with columns scaled by
+    ``scale`` (``x = scale * y``, see :func:`column_scale`; ``A`` and ``E`` are scaled in
+    place); eigenvalues of the infinite part of the pencil (rows without mass) never come
+    near the shift."""
+    A.diagonalScale(R=scale)
+    E.diagonalScale(R=scale)
+    eps = SLEPc.EPS().create(comm=comm)
     eps.setOperators(A, E)
     eps.setProblemType(SLEPc.EPS.ProblemType.GNHEP)
-    eps.setDimensions(n_modes)
+    eps.setDimensions(n)
     eps.setTarget(target)
     eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
-    eps.setTolerances(1e-12, 200)
+    eps.setTolerances(1e-12, 400)
     st = eps.getST()
     st.setType(SLEPc.ST.Type.SINVERT)
     ksp = st.getKSP()
@@ -115,40 +196,269 @@ def modes(model, n_modes: int = 6, target: float = 0.0) -> Modes:
     pc = ksp.getPC()
     pc.setType(PETSc.PC.Type.LU)
     pc.setFactorSolverType("mumps")
-    eps.solve()
+    try:
+        eps.solve()
+    except PETSc.Error as e:
+        eps.destroy()
+        raise RuntimeError("the shifted operator is singular: a motion without mass and "
+                           "stiffness, or a stress the supports leave undetermined (e.g. "
+                           "an inextensible rod between two fixed ends); try another "
+                           f"target ({e})") from None
     nconv = eps.getConverged()
-    if nconv < n_modes:
-        raise RuntimeError(f"SLEPc converged {nconv} of {n_modes} eigenpairs")
-    vr, _ = A.createVecs()
-    Mq = E.createVecs()[0]
-    found = []
+    if nconv < n:
+        eps.destroy()
+        raise RuntimeError(f"SLEPc converged {nconv} of {n} eigenpairs")
+    out = []
+    vi = A.createVecRight()
     for i in range(nconv):
-        lam = eps.getEigenpair(i, vr)
+        v = A.createVecRight()
+        lam = eps.getEigenpair(i, v, vi)
+        if lam.imag < 0.0:           # the second of a conjugate pair (vr -/+ i vi): keep vi,
+            vi.copy(v)               # so that the pair spans its (real) eigenspace
+        v.pointwiseMult(v, scale)
+        out.append((complex(lam), v))
+    vi.destroy()
+    A.diagonalScale(R=_reciprocal(scale))
+    E.diagonalScale(R=_reciprocal(scale))
+    eps.destroy()
+    return out
+
+
+def _reciprocal(v: PETSc.Vec) -> PETSc.Vec:
+    r = v.copy()
+    r.reciprocal()
+    return r
+
+
+def nodal(model, v: PETSc.Vec) -> np.ndarray:
+    """The nodal ``dq`` ``(n_local_nodes, 12)`` of an owned mixed vector (ghosts filled,
+    supported components exactly zero)."""
+    fn = fem.Function(model.space.W)
+    n_owned = v.getLocalSize()
+    fn.x.array[:n_owned] = v.getArray(readonly=True)
+    fn.x.scatter_forward()
+    for bc in model.bcs:
+        fn.x.array[bc.dof_indices()[0]] = 0.0
+    return fn.x.array[model.space.q_map].reshape(-1, 12).copy()
+
+
+def column_scale(model) -> PETSc.Vec:
+    """Scale of the unknowns for the eigen-solver: 1 on q, the section stiffness of each
+    strain on its stress component [N or N m^2], ``max(k_s1, k_s2, k_e)`` on the
+    multipliers [N]. The scaled stresses (strains) and multipliers are of the size of q, so
+    that the Krylov vectors are not dominated by the stresses (the residual of a mode
+    would otherwise be orthogonalised away in its q part)."""
+    v = _section_max(model)
+    k = np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
+    n_owned = model.space.W.dofmap.index_map.size_local * model.space.W.dofmap.index_map_bs
+    d = np.ones(model.w.x.array.size)
+    d[model.space.s_map.reshape(-1, 6)] = k
+    d[model.field_dofs("lambda")] = np.max(k[:3])
+    vec = model.w.x.petsc_vec.duplicate()
+    vec.getArray()[:] = d[:n_owned]
+    return vec
+
+
+def _section_max(model) -> dict[str, float]:
+    """The largest value along the rods of each section constant (SI units)."""
+    st = model.structure
+    x = np.concatenate([o + np.linspace(0.0, r.length, 8 * r.n_elements + 1)
+                        for o, r in zip(st.offsets, st.rods, strict=True)])
+    return {n: float(np.max(v)) for n, v in st.section_values(x).items()}
+
+
+def _omega2_scale(model) -> float:
+    """``max(k_s1, k_s2, k_e) / (rhoA h_e^2)`` [1/s^2], h_e the shortest element: of the
+    order of the largest eigenvalue of the pencil (the shortest axial or shear wave)."""
+    v = _section_max(model)
+    if v["rhoA"] <= 0.0:
+        raise ParameterError("rhoA", v["rhoA"], "> 0 somewhere for a modal analysis")
+    h_e = min(r.length / r.n_elements for r in model.structure.rods)
+    return max(v["k_s1"], v["k_s2"], v["k_e"]) / (v["rhoA"] * h_e**2)
+
+
+def rigid_body_vectors(model, state: np.ndarray, centre) -> list[fem.Function]:
+    """The six rigid-body motions of the configuration in ``state``: unit translations
+    along x, y, z and unit rotations about x, y, z through ``centre`` [m] (``dphi = e x
+    (phi - c)``, ``dd_k = e x d_k``), as functions of the mixed space."""
+    q = state[model.space.q_map].reshape(-1, 12)
+    out = []
+    for j in range(6):
+        e = np.eye(3)[j % 3]
+        dq = np.zeros_like(q)
+        if j < 3:
+            dq[:, 0:3] = e
+        else:
+            dq[:, 0:3] = np.cross(e, q[:, 0:3] - centre)
+            for k in range(3):
+                dq[:, 3 + 3 * k:6 + 3 * k] = np.cross(e, q[:, 3 + 3 * k:6 + 3 * k])
+        fn = fem.Function(model.space.W)
+        fn.x.array[model.space.q_map] = dq.reshape(-1)
+        out.append(fn)
+    return out
+
+
+def _mass_orthonormalise(E: PETSc.Mat, pairs: list[tuple[float, PETSc.Vec]]) -> None:
+    """Make the vectors of ``pairs`` (sorted by eigenvalue) unit-mass and M-orthogonal
+    within each cluster of equal eigenvalues (relative 1e-6: rigid-body modes, the two
+    bending planes of a symmetric section), in place; distinct eigenvalues of the
+    symmetric reduced problem are M-orthogonal already."""
+    i = 0
+    while i < len(pairs):
+        j = i + 1
+        while j < len(pairs) and abs(pairs[j][0] - pairs[i][0]) <= 1e-6 * max(
+                abs(pairs[i][0]), abs(pairs[j][0])):
+            j += 1
+        vs = [v for _, v in pairs[i:j]]
+        Mv = [E.createVecLeft() for _ in vs]
+        for v, m in zip(vs, Mv, strict=True):
+            E.mult(v, m)
+        G = np.array([[a.dot(m) for m in Mv] for a in vs])
+        D = np.diag(1.0 / np.sqrt(np.abs(np.diag(G))))      # unit masses first
+        try:
+            T = D @ np.linalg.inv(np.linalg.cholesky(D @ (0.5 * (G + G.T)) @ D)).T
+        except np.linalg.LinAlgError:                      # masses apart by ~1/eps
+            T = D
+        new = [v.duplicate() for v in vs]
+        for c, w in enumerate(new):
+            w.set(0.0)
+            for r, v in enumerate(vs):
+                w.axpy(T[r, c], v)
+        for k, w in enumerate(new):
+            vs[k].destroy()
+            pairs[i + k] = (pairs[i + k][0], w)
+        for m in Mv:
+            m.destroy()
+        i = j
+
+
+def _displacement_scale(model, shape: np.ndarray, state: np.ndarray) -> float:
+    """Largest nodal displacement |dphi| [m] of a shape, or, for a shape without
+    displacement, its largest nodal rotation ``|1/2 sum_k d_k x dd_k|`` [rad]."""
+    comm = model.comm
+    disp = comm.allreduce(float(np.max(np.linalg.norm(shape[:, 0:3], axis=1), initial=0.0)),
+                          op=MPI.MAX)
+    q = state[model.space.q_map].reshape(-1, 12)
+    rot = 0.5 * sum(np.cross(q[:, 3 + 3 * k:6 + 3 * k], shape[:, 3 + 3 * k:6 + 3 * k])
+                    for k in range(3))
+    theta = comm.allreduce(float(np.max(np.linalg.norm(rot, axis=1), initial=0.0)),
+                           op=MPI.MAX)
+    return disp if disp > 1e-9 * theta * model.structure.length else theta
+
+
+# ---------------------------------------------------------------------- public API
+def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) -> Modes:
+    """The ``n_modes`` natural modes of ``model`` nearest to ``target`` [rad^2/s^2] about its
+    current state ``w0`` (which should be an equilibrium: the reference, or the end of a
+    quasi-static run). The loads enter at their last evaluated values (follower loads with
+    their load stiffness), actuators with their current inputs. A free rod's rigid-body
+    modes come out at exactly zero frequency; an unstable equilibrium's negative
+    eigenvalues are not returned (use :func:`buckling`).
+
+    Parameters
+    ----------
+    model : RodModel
+        The discrete system (its mass must not vanish: ``rhoA > 0``).
+    n_modes : int
+        Number of modes, >= 1.
+    target : float
+        Shift [rad^2/s^2]: the modes with ``omega^2`` nearest to it are returned.
+    centre : 3-vector
+        Point [m] of the rotations in the participation factors.
+
+    Raises
+    ------
+    ParameterError
+        For ``n_modes < 1``, a negative target, joints or extensions with their own fields
+        (viscoelastic branches).
+    RuntimeError
+        If SLEPc converges fewer than ``n_modes`` eigenpairs.
+    """
+    n_modes = check_int_min("n_modes", n_modes, 1)
+    centre = check_vector("centre", centre, 3)
+    if not np.isfinite(target) or target < 0.0:
+        raise ParameterError("target", target, "a finite omega^2 >= 0 [rad^2/s^2]")
+    _check_model(model)
+    state = model.w0.x.array.copy()
+    A = assemble_at(model, stiffness_form(model), state, diag=1.0)
+    E = assemble_at(model, mass_form(model), state, diag=0.0)
+    shift = float(target)
+    if shift == 0.0:
+        shift = -_SHIFT * _omega2_scale(model)
+    pairs = eigenpairs(A, E, n_modes, shift, column_scale(model), model.comm)
+    Ev = E.createVecLeft()
+    found = []
+    for lam, v in pairs:
         if abs(lam.imag) > 1e-8 * max(1.0, abs(lam.real)):
-            continue                                 # not a mode of a stable equilibrium
-        if lam.real < 0.0:                           # rigid-body modes of a free rod
-            lam = complex(0.0, 0.0) if abs(lam.real) <= 1e-8 * max(1.0, abs(target)) else lam
-            if lam.real < 0.0:
-                continue
-        x = vr.getArray(readonly=True).copy()
-        E.mult(vr, Mq)
-        mass = float(vr.dot(Mq))                    # global (a collective dot product)
-        found.append((lam.real, x / np.sqrt(abs(mass))))
+            continue                                   # not a mode of a stable equilibrium
+        value = lam.real
+        if target == 0.0 and abs(value) <= _SHIFT * abs(shift):
+            value = 0.0                                # a rigid-body mode
+        if value < 0.0:
+            continue
+        found.append((value, v))
     found.sort(key=lambda p: p[0])
     found = found[:n_modes]
-    omega = np.sqrt([f[0] for f in found])
-    qmap = model.space.q_map
-    n_owned = vr.getLocalSize()
-    shape_fn = fem.Function(model.space.W)
-    shapes = []
-    for _, x in found:
-        shape_fn.x.array[:] = 0.0
-        shape_fn.x.array[:n_owned] = x
-        shape_fn.x.scatter_forward()                 # ghost values from their owners
-        for bc in model.bcs:                         # supported dofs: exactly at rest
-            shape_fn.x.array[bc.dof_indices()[0]] = 0.0
-        shapes.append(shape_fn.x.array[qmap].reshape(-1, 12).copy())
-    for m in (A, E, vr, Mq):
+    _mass_orthonormalise(E, found)
+    rigid_fns = rigid_body_vectors(model, state, centre)   # alive while their vectors are
+    rigid = [r.x.petsc_vec for r in rigid_fns]
+    shapes, mass, gamma = [], [], []
+    for _, v in found:
+        shape = nodal(model, v)
+        a = _displacement_scale(model, shape, state)
+        E.mult(v, Ev)
+        L = np.array([Ev.dot(r) for r in rigid])       # phi^T M r for unit modal mass
+        shapes.append(shape)
+        mass.append(1.0 / a**2)                          # scaled shape: phi / a
+        gamma.append(L * a)                              # (phi/a)^T M r / (1/a^2)
+    mass, gamma = np.array(mass), np.array(gamma).reshape(-1, 6)
+    omega = np.sqrt(np.array([f[0] for f in found]))
+    for m in (A, E, Ev, *(v for _, v in pairs)):
         m.destroy()
-    eps.destroy()
-    return Modes(omega=omega, frequency=omega / (2.0 * np.pi), shapes=shapes)
+    return Modes(omega=omega, frequency=omega / (2.0 * np.pi), shapes=shapes,
+                 modal_mass=mass, participation=gamma,
+                 effective_mass=gamma**2 * mass[:, None], centre=centre)
+
+
+def buckling(model, n_modes: int = 1, target: float = 0.0) -> Buckling:
+    """Critical load factors of the loads at their current values about the current state
+    ``w0`` (an equilibrium under those loads, e.g. the end of a quasi-static run); for a
+    state without prebuckling deformation (a straight column under an axial load) this is
+    the classical linear buckling analysis.
+
+    Parameters
+    ----------
+    model : RodModel
+        The discrete system.
+    n_modes : int
+        Number of load factors, >= 1.
+    target : float
+        The factors nearest to it are returned [-].
+
+    Raises
+    ------
+    ParameterError
+        For ``n_modes < 1``, a non-finite target, joints or extensions with own fields.
+    RuntimeError
+        If SLEPc converges fewer than ``n_modes`` eigenpairs.
+    """
+    n_modes = check_int_min("n_modes", n_modes, 1)
+    if not np.isfinite(target):
+        raise ParameterError("target", target, "a finite load factor")
+    _check_model(model)
+    A1 = assemble_at(model, stiffness_form(model), model.w0.x.array.copy(), diag=1.0)
+    A0 = assemble_at(model, stiffness_form(model, loads=[]), reference_state(model), diag=1.0)
+    D = A0.copy()
+    D.axpy(-1.0, A1)                                   # A_0 - A_1 (supported rows: zero)
+    pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm)
+    found = sorted(((lam.real, v) for lam, v in pairs
+                    if abs(lam.imag) <= 1e-8 * max(1.0, abs(lam.real))),
+                   key=lambda p: abs(p[0] - target))[:n_modes]
+    shapes = []
+    for _, v in found:
+        s = nodal(model, v)
+        shapes.append(s / model.comm.allreduce(float(np.max(np.abs(s), initial=0.0)),
+                                               op=MPI.MAX))
+    for m in (A0, A1, D, *(v for _, v in pairs)):
+        m.destroy()
+    return Buckling(factor=np.array([f[0] for f in found]), shapes=shapes)

@@ -17,7 +17,7 @@ LAYERS: dict[str, int] = {
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
     "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
-    "fxrod.structure": 1,
+    "fxrod.structure": 1, "fxrod.obstacles": 1,
     # 2: shared solving and recording machinery
     "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2,
     # 3: weak-form terms (one module per physics) and the companion formulations
@@ -28,13 +28,16 @@ LAYERS: dict[str, int] = {
     "fxrod.model": 5,
     # 6: steppers, checkpoints, probes
     "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6, "fxrod.linear": 6,
+    "fxrod.continuation": 6, "fxrod.pointload": 1,
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,
+    # 7: gradients of runs by the discrete adjoint, optimisation over them
+    "fxrod.adjoint": 7, "fxrod.optimize": 7,
     # 8: the paper's and the field's problems, pictures
     "fxrod.examples": 8, "fxrod.frames": 8, "fxrod.soft_arm": 8, "fxrod.viz": 8,
     "fxrod.plots_viscoelastic": 8,
     # 9: the case registry and studies over it
-    "fxrod.cases": 9, "fxrod.sweep": 9,
+    "fxrod.cases": 9, "fxrod.sweep": 9, "fxrod.modal_output": 9,
     # 10: the command line
     "fxrod.cli": 10, "fxrod.__main__": 10,
 }

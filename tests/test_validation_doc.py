@@ -43,6 +43,7 @@ CU = "tests/test_curved.py"
 VS = "tests/test_varying_section.py"
 SU = "tests/test_supports.py"
 LI = "tests/test_linear.py"
+ST = "tests/test_structures.py"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ F61, F62, VIS, F63 = ("Flying spaghetti (Ex. 6.1)", "Cantilever vibrations (Ex. 
                       "Viscoelastic cantilever (Ex. 6.2)", "Quasi-static cantilever (Ex. 6.3)")
 F64, ANCF, HAM, NOTES = "Soft arm (Ex. 6.4)", "ANCF", "Hamel FVI", "Solver notes"
 SHAPE = "Rods of any shape, supports, modes"
+STRUCT = "Structures"
 
 CLAIMS: tuple[Claim, ...] = (
     # ------------------------------------------------------------------ Ex. 6.1
@@ -363,11 +365,55 @@ CLAIMS: tuple[Claim, ...] = (
       ["a prescribed base rotation's work equals the rod's energy to 1e-10"],
       f"{SU}::test_elastic_support_ledger_and_prescribed_base_motion", "rel <= 1e-10", "1e-10",
       [(1e-10, 1e-10)]),
-    C(SHAPE, "cantilever frequencies vs Euler-Bernoulli (16 elements)", "3.9e-7; 1.5e-5",
-      ["Natural frequencies of a clamped Kirchhoff rod vs Euler-Bernoulli: 3.9e-7 (mode 1) and "
-       "1.5e-5 (mode 2) at 16 elements"],
-      f"{LI}::test_cantilever_bending_frequencies", "<= 1e-6; <= 3e-5", ["1e-6", "3e-5"],
-      [(3.9e-7, 1e-6), (1.5e-5, 3e-5)]),
+    C(SHAPE, "five bending pairs of a clamped Kirchhoff rod vs Euler-Bernoulli (32 elements)",
+      "7.9e-5", ["the first five bending pairs of a clamped Kirchhoff rod vs Euler-Bernoulli "
+                 "within 7.9e-5 at 32 elements"],
+      f"{LI}::test_cantilever_five_bending_frequencies_and_effective_masses", "rel <= 1e-4",
+      "1e-4", [(7.9e-5, 1e-4)]),
+    C(SHAPE, "thick rod vs Timoshenko's frequency equation, four modes", "4.1e-5",
+      ["a thick rod (r/L = 0.05) vs Timoshenko's frequency equation, four modes within 4.1e-5"],
+      f"{LI}::test_thick_rod_against_timoshenko", "rel <= 1e-6, 1e-5, 3e-5, 1e-4",
+      "[1e-6, 1e-5, 3e-5, 1e-4]", [(4.1e-5, 1e-4)]),
+    C(SHAPE, "torsion and extension modes vs closed forms", "2.5e-6",
+      ["torsion and extension modes vs their closed forms within 2.5e-6"],
+      f"{LI}::test_torsion_and_axial_modes", "rel <= 5e-6", "5e-6", [(2.5e-6, 5e-6)]),
+    C(SHAPE, "free-free: six zero modes, first bending pair", "0; 9.9e-7",
+      ["six rigid-body modes at exactly 0, the first bending pair within 9.9e-7"],
+      f"{LI}::test_free_free_rigid_modes_then_bending", "== 0.0; rel <= 2e-6",
+      ["== 0.0", "2e-6"], [(9.9e-7, 2e-6)]),
+    C(SHAPE, "prestressed string-beam vs the exact formula (mode 1)", "1e-6",
+      ["a prestressed string-beam vs the exact beam-string formula within 1e-6 (mode 1)"],
+      f"{LI}::test_prestressed_string", "rel <= 1e-6 (mode 1)", "1e-6", [(1e-6, 1e-6)]),
+    C(SHAPE, "Euler column buckling load (16 elements)", "5.8e-7",
+      ["the clamped-free Euler column at pi^2 EI/(4 L^2) within 5.8e-7 (16 elements)"],
+      f"{LI}::test_euler_column_buckling", "rel <= 1.5e-6", "1.5e-6", [(5.8e-7, 1.5e-6)]),
+    # ------------------------------------------------------------------ structures
+    C(STRUCT, "three rods welded straight = one rod", "1e-12",
+      ["Three rods welded straight equal one rod of the same elements to 1e-12"],
+      f"{ST}::test_welded_rods_equal_one_rod", "<= 1e-12", "1e-12", [(1e-12, 1e-12)]),
+    C(STRUCT, "L-frame vs linear frame theory", "1e-4",
+      ["matches linear frame theory (bending, shortening, shear) to 1e-4"],
+      f"{ST}::test_right_angle_frame_linear", "rel <= 1e-4 (drop)", "1e-4", [(1e-4, 1e-4)]),
+    C(STRUCT, "unloaded ring at rest; translating ring rigid", "exactly 0",
+      ["an unloaded ring is at rest exactly (H and momenta exactly 0) and a translating ring "
+       "stays rigid (strain energy exactly 0)"],
+      [f"{ST}::test_ring_at_rest_and_closed", f"{ST}::test_ring_rigid_translation"],
+      "== 0.0", "== 0.0"),
+    C(STRUCT, "spinning ring hit by a pulse: energy balance every step", "1e-10 of H",
+      ["a spinning ring hit by a pulse keeps the energy balance to 1e-10 of H every step"],
+      f"{ST}::test_ring_free_flight_conserves", "<= 1e-10 max H", "1e-10", [(1e-10, 1e-10)]),
+    C(STRUCT, "ball joint and hinge: joined positions coincide", "1e-14",
+      ["the joined positions coincide to 1e-14"],
+      [f"{ST}::test_spherical_double_pendulum", f"{ST}::test_revolute_joint_keeps_axis"],
+      "<= 1e-14", "1e-14", [(1e-14, 1e-14)]),
+    C(STRUCT, "right-angle cantilever: H after the pulse (h = 0.25)", "1.3e-12 of H",
+      ["keeps H constant after the pulse to 1.3e-12 of H at their step h = 0.25"],
+      f"{ST}::test_right_angle_cantilever_energy_after_pulse", "ptp(H) <= 3e-12 H", "3e-12",
+      [(1.3e-12, 3e-12)]),
+    C(STRUCT, "free star of three rods and a rigid body: p and J after the pulse", "1e-12",
+      ["conserves p and J (rods plus body) to 1e-12 after the pulse"],
+      f"{ST}::test_free_structure_with_rigid_body_conserves", "<= 1e-12 max(1, |x|)", "1e-12",
+      [(1e-12, 1e-12)]),
 )
 
 #: README fragments of the results section that hold parameters, not claims.
