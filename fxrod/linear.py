@@ -168,7 +168,7 @@ def reference_state(model) -> np.ndarray:
     w = np.zeros_like(model.w0.x.array)
     w[model.space.q_map] = model.q_ref.x.array
     if model.structure.natural_curvature is not None:
-        w[model.space.s_map] = model._initial_stress()
+        w[model.space.s_map] = model.initial_stress()
     return w
 
 

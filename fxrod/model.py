@@ -481,12 +481,12 @@ class RodModel:
         self.w0.x.array[:] = 0.0
         self.w0.x.array[self.space.q_map] = self.q_ref.x.array
         if self.structure.natural_curvature is not None:
-            self.w0.x.array[self.space.s_map] = self._initial_stress()
+            self.w0.x.array[self.space.s_map] = self.initial_stress()
         self.w.x.array[:] = self.w0.x.array
         self.v0.x.array[:] = 0.0
         self.ledger.reset()
 
-    def _initial_stress(self) -> np.ndarray:
+    def initial_stress(self) -> np.ndarray:
         """DG1 stresses ``K Pi_DG1(eps(q_ref) - eps0)`` of a rod with natural curvature."""
         from dolfinx.fem.petsc import LinearProblem
 
