@@ -1,0 +1,224 @@
+"""Contact with rigid obstacles (fxrod.forms.contact, fxrod.obstacles) against closed forms.
+
+* A horizontal rod dropped flat on frictionless ground is a 1D oscillator during the
+  impact: the energy balance closes to solver tolerance, the deepest penetration is below
+  the bound ``k d^2 / 2 = rhoA g (z0 + d)`` of the penalty (and within 1 % of it: the
+  midpoint rule conserves the oscillator's energy, only the sampling at steps misses the
+  peak), and the rod bounces back to its drop height.
+* A tilted rod hitting the ground (rotation and bending): the balance closes through the
+  impacts.
+* On an inclined plane: sliding with ``a = g (sin a - mu cos a)`` when tan a > mu; when
+  tan a < mu the rod sticks, creeping at the regularised law's closed-form speed
+  ``eps s / sqrt(1 - s^2)``, s = tan a / mu; anisotropic friction picks the coefficient of
+  the sliding direction. The dissipation booked closes the balance.
+* Curved obstacles (sphere, cylinder) and a user signed distance: values against their
+  closed forms; bad input raises ParameterError before a form is built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ufl
+
+from fxrod.errors import ParameterError
+from fxrod.forms.contact import Contact
+from fxrod.integrators import Integrator
+from fxrod.loads import Gravity
+from fxrod.model import RodModel
+from fxrod.obstacles import Cylinder, HalfSpace, SignedDistance, Sphere
+from fxrod.rod import Rod, Section
+from fxrod.settings import SolverSettings
+from fxrod.simulation import Simulation
+
+G = 9.81
+R = 0.01                                        # section radius [m]
+SEC = Section.circular(R, 1e6, 1000.0, nu=0.4)  # rhoA = 0.314 kg/m
+K = 1e5                                         # penalty stiffness [N/m^2]
+
+
+def _drop(tilt: float, n_elements: int, steps: int, z0: float = 0.05):
+    rod = Rod(SEC, start=(0, 0, z0 + R + tilt), end=(1, 0, z0 + R), d1=(0, 1, 0),
+              n_elements=n_elements)
+    model = RodModel(rod, loads=[Gravity((0, 0, -G))],
+                     extensions=[Contact(HalfSpace(), stiffness=K)])
+    integ = Integrator(model, 5e-4, SolverSettings())
+    model.ledger.current()
+    gaps, res = [], []
+    for _ in range(steps):
+        res.append(integ.step().energy_residual)
+        gaps.append(model.nodes.tip()[2] - R)
+    return model, np.array(gaps), np.array(res)
+
+
+def test_flat_drop_penetration_bound_and_rebound():
+    z0 = 0.05
+    model, gaps, res = _drop(0.0, 4, 500, z0)
+    f = SEC.rhoA * G
+    bound = (f + np.sqrt(f * f + 2 * K * f * z0)) / K    # k d^2/2 = rhoA g (z0 + d)
+    assert -gaps.min() <= bound
+    assert -gaps.min() >= 0.99 * bound
+    assert abs(gaps[300:].max() - z0) < 1e-5 * z0        # back to the drop height
+    work = model.ledger.totals["external_work"]
+    assert np.max(np.abs(res)) < 1e-11 * abs(work) + 1e-14
+
+
+def test_tilted_drop_energy_balance_through_impacts():
+    model, gaps, res = _drop(0.02, 8, 400)
+    assert gaps.min() < 0.0                              # it hit the ground
+    scale = abs(model.ledger.totals["external_work"])
+    assert scale > 1e-3
+    assert np.max(np.abs(res)) < 1e-10 * scale
+
+
+def _slope(alpha_deg: float, mu: float, mu_lateral=None, across: bool = False,
+           steps: int = 250):
+    """A rod on the plane through 0 with slope alpha (downhill along -e1), damped normal
+    contact; returns the downhill displacement of the tip, times, residuals, model."""
+    a = np.radians(alpha_deg)
+    n = np.array([-np.sin(a), 0.0, np.cos(a)])
+    up = np.array([np.cos(a), 0.0, np.sin(a)])
+    axis = np.array([0.0, 0.5, 0.0]) if across else 0.5 * up
+    start = R * n
+    rod = Rod(SEC, start=tuple(start), end=tuple(start + axis),
+              d1=tuple(up if across else (0, 1, 0)), n_elements=4)
+    contact = Contact(HalfSpace(normal=n), stiffness=K, friction=mu,
+                      friction_lateral=mu_lateral, damping=2 * np.sqrt(K * SEC.rhoA))
+    model = RodModel(rod, loads=[Gravity((0, 0, -G))], extensions=[contact])
+    integ = Integrator(model, 2e-3, SolverSettings())
+    model.ledger.current()
+    t, x, res = [], [], []
+    tip0 = model.nodes.tip() @ up
+    for _ in range(steps):
+        res.append(integ.step().energy_residual)
+        t.append(integ.t)
+        x.append(tip0 - model.nodes.tip() @ up)
+    return np.array(t), np.array(x), np.array(res), model
+
+
+def test_inclined_plane_slides_with_coulomb_acceleration():
+    alpha, mu = 30.0, 0.3
+    t, x, res, model = _slope(alpha, mu)
+    sel = t > 0.1
+    acc = 2 * np.polyfit(t[sel], x[sel], 2)[0]
+    a = np.radians(alpha)
+    assert acc == pytest.approx(G * (np.sin(a) - mu * np.cos(a)), rel=1e-4)
+    D = model.ledger.totals["dissipated"]
+    assert D > 0.1 * model.ledger.totals["external_work"]
+    assert np.max(np.abs(res)) < 1e-10 * D
+
+
+def test_inclined_plane_sticks_below_the_friction_angle():
+    alpha, mu, eps = 20.0, 0.5, 1e-4
+    t, x, res, model = _slope(alpha, mu)
+    s = np.tan(np.radians(alpha)) / mu
+    creep = eps * s / np.sqrt(1 - s * s)                  # regularised law, closed form
+    v = np.diff(x[-20:]) / np.diff(t[-20:])
+    assert v == pytest.approx(creep, rel=1e-3)
+    # stuck but for the settling at the start and the creep: < 1e-3 of a frictionless slide
+    assert x[-1] < 1e-3 * 0.5 * G * np.sin(np.radians(alpha)) * t[-1] ** 2
+    assert np.max(np.abs(res)) < 1e-10 * model.ledger.totals["dissipated"]
+
+
+@pytest.mark.parametrize("across, slides", [(False, False), (True, True)])
+def test_anisotropic_friction(across, slides):
+    """mu = 0.9 along the rod, 0.3 across, slope 30 degrees (tan = 0.577): a rod lying
+    along the slope sticks, a rod lying across it slides with mu = 0.3."""
+    alpha = 30.0
+    t, x, res, _ = _slope(alpha, 0.9, mu_lateral=0.3, across=across, steps=150)
+    a = np.radians(alpha)
+    if slides:
+        sel = t > 0.1
+        acc = 2 * np.polyfit(t[sel], x[sel], 2)[0]
+        assert acc == pytest.approx(G * (np.sin(a) - 0.3 * np.cos(a)), rel=1e-4)
+    else:
+        assert x[-1] < 1e-3 * 0.5 * G * np.sin(a) * t[-1] ** 2
+
+
+def test_obstacle_distances():
+    pts = np.array([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.3, 0.4, 5.0]])
+    assert np.allclose(Sphere((0, 0, 0), 1.0).distance_at(pts), [1.0, 2.0, np.hypot(
+        np.hypot(0.3, 0.4), 5.0) - 1.0])
+    inf = Cylinder((0, 0, 0), (0, 0, 1), 0.25)
+    assert np.allclose(inf.distance_at(pts), [1.75, -0.25, 0.25])
+    fin = Cylinder((0, 0, 0), (0, 0, 1), 0.25, length=2.0)
+    assert np.allclose(fin.distance_at(pts), [1.75, 2.0, np.hypot(0.25, 4.0)])
+    plane = HalfSpace((0, 0, 1), (0, 0, 2))
+    assert np.allclose(plane.distance_at(pts), [-1.0, 2.0, 4.0])
+    user = SignedDistance(lambda x: ufl.sqrt(ufl.dot(x, x)) - 1.0)
+    assert np.allclose(user.distance_at(pts), Sphere((0, 0, 0), 1.0).distance_at(pts))
+
+
+def _rod():
+    return Rod(SEC, start=(0, 0, R), end=(1, 0, R), d1=(0, 1, 0), n_elements=4)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"stiffness": -1.0}, "stiffness"),
+    ({"stiffness": 1.0, "friction": -0.1}, "friction"),
+    ({"stiffness": 1.0, "friction_lateral": -0.1}, "friction_lateral"),
+    ({"stiffness": 1.0, "v_reg": 0.0}, "v_reg"),
+    ({"stiffness": 1.0, "damping": -1.0}, "damping"),
+])
+def test_bad_parameters(kwargs, name):
+    with pytest.raises(ParameterError, match=name):
+        Contact(HalfSpace(), **kwargs)
+
+
+def test_obstacle_overlapping_the_rod_at_t0():
+    with pytest.raises(ParameterError, match="must not overlap"):
+        RodModel(_rod(), extensions=[Contact(HalfSpace((0, 0, 0.5 * R)), stiffness=1.0)])
+    with pytest.raises(ParameterError, match="must not overlap"):
+        RodModel(_rod(), extensions=[Contact(Sphere((0.5, 0, 0), 0.1), stiffness=1.0)])
+
+
+def test_signed_distance_nan_or_not_ufl():
+    nan = SignedDistance(lambda x: ufl.sqrt(x[2] - 1.0))       # sqrt of a negative number
+    with pytest.raises(ParameterError, match="finite"):
+        RodModel(_rod(), extensions=[Contact(nan, stiffness=1.0)])
+    with pytest.raises(ParameterError, match="signed distance"):
+        SignedDistance(lambda x: np.linalg.norm(x))
+    with pytest.raises(ParameterError, match="scalar"):
+        SignedDistance(lambda x: x)
+    with pytest.raises(ParameterError, match="motion"):
+        HalfSpace(motion=lambda t: (0.0, 0.0, 1.0 + t))
+
+
+def test_moving_obstacle_work_is_port_work():
+    """Ground rising at 0.5 m/s under a tilted rod without gravity, with friction: the rod
+    is kicked up; the obstacle's work is booked as port work and the balance
+    H_n - H_0 = W_port - D closes to solver tolerance."""
+    rod = Rod(SEC, start=(0, 0, R + 0.005), end=(1, 0, R + 0.02), d1=(0, 1, 0), n_elements=6)
+    ground = HalfSpace(motion=lambda t: (0.0, 0.0, 0.5 * t))
+    model = RodModel(rod, extensions=[Contact(ground, stiffness=K, friction=0.3, v_reg=1e-2)])
+    integ = Integrator(model, 5e-4, SolverSettings())
+    H0 = model.ledger.current()["H"]
+    res = [integ.step().energy_residual for _ in range(200)]
+    tot = model.ledger.totals
+    assert tot["port_work"] > 1e-3 and tot["dissipated"] > 0.0
+    assert model.ledger.H - H0 == pytest.approx(tot["port_work"] - tot["dissipated"],
+                                                rel=1e-9)
+    assert np.max(np.abs(res)) < 1e-10 * tot["port_work"]
+
+
+@pytest.mark.parametrize("obstacle", [
+    Cylinder((0.5, 0.0, -0.1), (0, 1, 0), 0.1),
+    Sphere((0.3, 0.0, -0.1), 0.1),
+    Cylinder((0.7, 0.0, -0.1), (0, 1, 0), 0.1, length=0.2),
+], ids=["cylinder", "sphere", "finite-cylinder"])
+def test_curved_obstacle_energy_balance(obstacle):
+    """A rod falling across a curved obstacle (frictionless): the Gonzalez correction makes
+    the nonlinear gap's energy exact, so the balance closes to solver tolerance through the
+    impact while the rod bends over the obstacle."""
+    rod = Rod(SEC, start=(0, 0, R + 0.01), end=(1, 0, R + 0.01), d1=(0, 1, 0),
+              n_elements=8)
+    model = RodModel(rod, loads=[Gravity((0, 0, -G))],
+                     extensions=[Contact(obstacle, stiffness=K)])
+    sim = Simulation(Integrator(model, 5e-4, SolverSettings()),
+                     probes=[model.extensions[0].probe()])
+    sim.run(0.08)
+    assert sim.column("contact_gap_min").min() < -1e-4      # in contact
+    assert sim.column("contact_normal_force").max() > 0.0
+    work = model.ledger.totals["external_work"]
+    assert work > 1e-3
+    assert np.max(np.abs(sim.column("energy_residual"))) < 1e-10 * work
