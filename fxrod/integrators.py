@@ -138,6 +138,8 @@ class Integrator:
         """
         m = self.model
         m.h.value = h
+        if m.ledger.H is None:   # H_n before the inputs move (a moving obstacle or support)
+            m.ledger.H = m.ledger.current()["H"]
         m.update_inputs(self.t, h)
         st = self.settings
         extrapolates = st.predictor == "extrapolate" and self._dw_prev is not None
