@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxrod.bcs import Clamp
+from fxrod.bcs import Clamp, Hinge
 from fxrod.joints import Rigid
 from fxrod.loads import EndLoad, piecewise_linear_hat
 from fxrod.model import RodModel
+from fxrod.pointload import PointLoad
 from fxrod.problem import Problem
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
@@ -41,3 +42,41 @@ def right_angle_cantilever(n_elements: int = 10, h: float = 0.1, t_end: float = 
                      [EndLoad("L", force=lambda t: f(t) * np.array([0.0, 0.0, 1.0]))],
                      [Clamp("0")], comm=comm)
     return Problem(model, h, t_end, SolverSettings(atol=1e-10, rtol=1e-14))
+
+
+#: Lee's frame (Lee, Manuel & Rossow 1968; Simo & Vu-Quoc 1986): member length [m], the
+#: distance of the load from the corner [m], E [Pa] and the 3 x 2 rectangle [m].
+LEE_LENGTH, LEE_LOAD_AT, LEE_E, LEE_B, LEE_H = 120.0, 24.0, 720.0, 3.0, 2.0
+
+
+def lee_section() -> Section:
+    """E = 720, A = 6, I = 2 in the plane of the frame (b = 3, h = 2), G = E/2.6, shear
+    factor 5/6; the out-of-plane bending and torsion stiffnesses are 100 EI because the
+    benchmark is planar (with the real ones the frame buckles sideways first)."""
+    E, b, h = LEE_E, LEE_B, LEE_H
+    EI, GA = E * b * h**3 / 12.0, 5.0 / 6.0 * E / 2.6 * b * h
+    return Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=GA, k_s2=GA, k_e=E * b * h, k_b1=EI,
+                   k_b2=100.0 * EI, k_t=100.0 * EI)
+
+
+def lee_frame(n_elements: int = 10, comm=None) -> RodModel:
+    """Lee's frame: a column from (0, 0) to (0, 120) welded at right angles to a beam from
+    (0, 120) to (120, 120), pinned at (0, 0) and (120, 120) (hinges about the out-of-plane
+    director d1 = e3), Euler-Bernoulli members (shear-rigid, extensible), a dead downward
+    point load at (24, 120) of ``lambda EI/L^2``: the load factor is ``lambda = P L^2/EI``.
+    ``n_elements`` per member, a multiple of 5 (a node under the load). Quasi-static."""
+    if n_elements % 5 or n_elements < 5:
+        from fxrod.errors import ParameterError
+
+        raise ParameterError("n_elements", n_elements, "a multiple of 5 (a node at 24 m)")
+    L, sec = LEE_LENGTH, lee_section()
+    column = Rod(sec, start=(0.0, 0.0, 0.0), end=(0.0, L, 0.0), d1=(0.0, 0.0, 1.0),
+                 n_elements=n_elements, constraints=("shear_rigid",))
+    beam = Rod(sec, start=(0.0, L, 0.0), end=(L, L, 0.0), d1=(0.0, 0.0, 1.0),
+               n_elements=n_elements, constraints=("shear_rigid",))
+    frame = Structure([column, beam], [Rigid((0, "L"), (1, "0"))])
+    P = sec.k_b1 / L**2
+    load = PointLoad(frame.coordinate(1, LEE_LOAD_AT),
+                     force=lambda lam: (0.0, -lam * P, 0.0))
+    return RodModel(frame, [load], [Hinge("0", axis="d1"), Hinge("L", rod=1, axis="d1")],
+                    comm=comm, quasistatic=True)

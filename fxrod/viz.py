@@ -221,7 +221,7 @@ def _balance_columns(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
     """Plot the energies, the energy balance, the momenta and the tip of an fxrod CSV
-    (:func:`timeseries_figure`) into a PNG.
+    (:func:`timeseries_figure`), or a load path (:func:`path_figure`), into a PNG.
 
     Parameters
     ----------
@@ -242,6 +242,40 @@ def plot_timeseries(csv_path: str | os.PathLike, out: str | os.PathLike | None =
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+#: First columns of a load-path CSV (a quasi-static path, e.g. ``lee_frame.csv`` or a
+#: continuation's ``*_path.csv``), plotted by :func:`path_figure`.
+PATH_PARAMETERS = ("load", "lambda")
+#: Columns of a continuation path that are not displacements.
+_PATH_META = ("arc_length", "index", "event", "newton_its")
+
+
+def path_figure(data: dict[str, np.ndarray]):
+    """A load path: the load (first column, on the vertical axis) against every displacement
+    column [m]; the points where the stability ``index`` changes are marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    name = next(iter(data))
+    y = data[name]
+    cols = [c for c in data if c != name and c not in _PATH_META and np.any(data[c])]
+    if not cols:
+        raise ValueError(f"a load path needs displacement columns besides {name!r}")
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for c in cols:
+        ax.plot(data[c], y, ".-", ms=2, label=c)
+        if "index" in data:
+            change = np.flatnonzero(np.diff(data["index"]) != 0) + 1
+            ax.plot(data[c][change], y[change], "ko", ms=4)
+    ax.set_xlabel("displacement [m]")
+    ax.set_ylabel("load P [N]" if name == "load" else "load factor lambda [-]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
 
 
 def timeseries_figure(csv_path: str | os.PathLike):
@@ -276,9 +310,13 @@ def timeseries_figure(csv_path: str | os.PathLike):
 
     from fxrod.io import read_csv
 
-    data = _balance_columns(read_csv(csv_path))
+    data = read_csv(csv_path)
+    if "t" not in data and next(iter(data), None) in PATH_PARAMETERS:
+        return path_figure(data)
+    data = _balance_columns(data)
     if "t" not in data:
-        raise ValueError(f"{csv_path}: no column 't'; an fxrod time-series CSV is needed")
+        raise ValueError(f"{csv_path}: no column 't' (a time series) and no first column "
+                         f"{' or '.join(PATH_PARAMETERS)} (a load path)")
     panels = [(name, [c for c in cols if c in data and np.isfinite(data[c]).any()])
               for name, cols in PANELS]
     panels = [(n, c) for n, c in panels if c and not (n.startswith("energy balance")

@@ -193,3 +193,21 @@ def test_progress_bar_quiet_without_terminal(capsys):
     p.update(0.5, 0.1, 3)
     p.close()
     assert capsys.readouterr().err == ""
+
+
+def test_plot_of_a_load_path(tmp_path):
+    """``fxrod plot`` of a load-path CSV (``lee_frame.csv``: load, u, v; a continuation's
+    path with lambda and the stability index) draws the load against the displacements."""
+    from fxrod.cli import main
+
+    s = np.linspace(0.0, 3.0, 40)
+    csv = tmp_path / "lee_frame.csv"
+    np.savetxt(csv, np.column_stack([np.sin(s), s, 2 * s]), delimiter=",",
+               header="load,u,v", comments="")
+    assert main(["plot", str(csv)]) == 0
+    assert_picture(tmp_path / "lee_frame_plot.png")
+    path = tmp_path / "x_path.csv"
+    np.savetxt(path, np.column_stack([np.sin(s), s, (s > 1.5).astype(float), s, -s]),
+               delimiter=",", header="lambda,arc_length,index,p_u1,p_u2", comments="")
+    assert main(["plot", str(path)]) == 0
+    assert_picture(tmp_path / "x_path_plot.png")

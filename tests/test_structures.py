@@ -274,3 +274,46 @@ def test_free_structure_with_rigid_body_conserves():
         refk = st.initial_configuration([st.coordinate(k, "0")])[0]
         c = ref[3:].reshape(3, 3) @ (refk[:3] - ref[:3])
         assert np.max(np.abs(qk[:3] - q0[:3] - R0 @ c)) <= 1e-14
+
+
+def test_lee_frame_snap_through_and_snap_back():
+    """Lee's frame (two rods welded at a right angle, 10 elements per member) traced by
+    arc-length continuation: the first limit load P L^2/EI = 18.552 and the second -9.399,
+    within 0.9 % and 0.6 % of Simo & Vu-Quoc's (1986) curves (digitised: the mean of the u and
+    v curves' extremes, 18.715 and -9.35, which differ from each other by 0.5 % and 2.6 %);
+    stable before the first limit point, one unstable direction between the two; the
+    vertical displacement turns back (snap-back) between them."""
+    from fxrod.cases.lee_frame import DIGITISED_LIMITS, continuation, trace
+
+    cont = continuation(10)
+    trace(cont, 95.0, 300)
+    limits = [p for p in cont.critical if p.event == "limit"]
+    assert len(limits) == 2
+    first, second = (np.mean(pair) for pair in DIGITISED_LIMITS)
+    assert limits[0].lam == pytest.approx(first, rel=1.5e-2)
+    assert limits[1].lam == pytest.approx(second, rel=1.5e-2)
+    lam = np.array([p.lam for p in cont.path])
+    index = np.array([p.index for p in cont.path])
+    v = np.array([-p.displacements["load"][1] for p in cont.path])
+    before = np.arange(len(lam)) < cont.path.index(limits[0])
+    assert np.all(index[before] == 0)
+    between = (np.arange(len(lam)) > cont.path.index(limits[0])) & (
+        np.arange(len(lam)) < cont.path.index(limits[1]))
+    assert np.all(index[between] == 1)
+    vb = v[between]
+    k = int(np.argmax(vb))
+    assert vb[k] > vb[0] + 5.0 and vb[k:].min() < vb[k] - 5.0      # v turns back
+
+
+@pytest.mark.slow
+def test_lee_frame_mesh_convergence():
+    """20 and 40 elements per member: the first limit load converged to 1.5e-5, 18.5567 at
+    40 elements."""
+    from fxrod.cases.lee_frame import continuation, trace
+
+    lam = []
+    for n in (20, 40):
+        cont = continuation(n)
+        trace(cont, 52.0, 300)
+        lam.append(next(p.lam for p in cont.critical if p.event == "limit"))
+    assert abs(lam[1] / lam[0] - 1.0) <= 4e-5

@@ -44,6 +44,9 @@ VS = "tests/test_varying_section.py"
 SU = "tests/test_supports.py"
 LI = "tests/test_linear.py"
 ST = "tests/test_structures.py"
+CO = "tests/test_continuation.py"
+CT = "tests/test_contact.py"
+AJ = "tests/test_adjoint.py"
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ F61, F62, VIS, F63 = ("Flying spaghetti (Ex. 6.1)", "Cantilever vibrations (Ex. 
 F64, ANCF, HAM, NOTES = "Soft arm (Ex. 6.4)", "ANCF", "Hamel FVI", "Solver notes"
 SHAPE = "Rods of any shape, supports, modes"
 STRUCT = "Structures"
+PATHS, CONTACT, GRAD = "Paths through limit points", "Contact", "Gradients"
 
 CLAIMS: tuple[Claim, ...] = (
     # ------------------------------------------------------------------ Ex. 6.1
@@ -414,10 +418,63 @@ CLAIMS: tuple[Claim, ...] = (
       ["conserves p and J (rods plus body) to 1e-12 after the pulse"],
       f"{ST}::test_free_structure_with_rigid_body_conserves", "<= 1e-12 max(1, |x|)", "1e-12",
       [(1e-12, 1e-12)]),
+    # ------------------------------------------------------------------ paths
+    C(PATHS, "deep arch limit load vs DaDeppo & Schmidt (64 elements)", "8.9725; 0.0025",
+      ["the limit load P R^2/EI = 8.9725 at 64 elements, within 0.0025 of DaDeppo & Schmidt's "
+       "8.97"], f"{CO}::test_deep_arch_limit_load", "abs <= 0.005", "0.005",
+      [(0.0025, 0.005)]),
+    C(PATHS, "Euler column: bifurcation detected", "5.8e-7",
+      ["Euler column: the bifurcation is detected at pi^2 EI/(4 L^2) within 5.8e-7"],
+      f"{CO}::test_euler_column_bifurcation_and_elastica", "abs <= 1.5e-6", "1.5e-6",
+      [(5.8e-7, 1.5e-6)]),
+    C(PATHS, "Euler column: post-buckled branch vs the elastica", "5e-6 L; 5e-5 L",
+      ["the post-buckled tip deflection follows the elastica within 5e-6 L (its height within "
+       "5e-5 L)"], f"{CO}::test_euler_column_bifurcation_and_elastica",
+      "abs <= 1.5e-5 L; <= 1e-4 L", ["1.5e-5", "1e-4"], [(5e-6, 1.5e-5), (5e-5, 1e-4)]),
+    C(PATHS, "Lee's frame: limit loads vs Simo & Vu-Quoc (digitised)", "0.9 %; 0.6 %",
+      ["the first and second limit loads P L^2/EI = 18.552 and -9.399, within 0.9 % and 0.6 % "
+       "of Simo & Vu-Quoc's curves (digitised), with the stability index 0 before the first "
+       "and 1 between them"], f"{ST}::test_lee_frame_snap_through_and_snap_back",
+      "rel <= 1.5e-2", "1.5e-2", [(0.009, 0.015), (0.006, 0.015)]),
+    C(PATHS, "Lee's frame: mesh convergence of the first limit load", "1.5e-5",
+      ["the first converged to 1.5e-5 between 20 and 40 elements per member"],
+      f"{ST}::test_lee_frame_mesh_convergence", "rel <= 4e-5", "4e-5", [(1.5e-5, 4e-5)],
+      tier="slow"),
+    # ------------------------------------------------------------------ contact
+    C(CONTACT, "flat drop on frictionless ground", "1e-5; bound; 1e-11",
+      ["A rod dropped flat on frictionless ground rebounds to its drop height within 1e-5, its "
+       "deepest penetration within the penalty's closed-form bound, and the energy balance "
+       "closes through the impacts to 1e-11 of the work of gravity"],
+      f"{CT}::test_flat_drop_penetration_bound_and_rebound", "rel <= 1e-5; <= bound; "
+      "<= 1e-11 |W|", ["1e-5", "1e-11"], [(1e-5, 1e-5), (1e-11, 1e-11)]),
+    C(CONTACT, "sliding on a slope: Coulomb acceleration", "1e-4",
+      ["On a slope of 30 degrees with mu = 0.3 a rod slides with g (sin a - mu cos a) to 1e-4"],
+      f"{CT}::test_inclined_plane_slides_with_coulomb_acceleration", "rel <= 1e-4", "1e-4",
+      [(1e-4, 1e-4)]),
+    C(CONTACT, "sticking on a slope: creep at the regularised speed", "1e-3",
+      ["at 20 degrees with mu = 0.5 it sticks, creeping at the regularised speed (its closed "
+       "form to 1e-3)"], f"{CT}::test_inclined_plane_sticks_below_the_friction_angle",
+      "rel <= 1e-3", "1e-3", [(1e-3, 1e-3)]),
+    # ------------------------------------------------------------------ gradients
+    C(GRAD, "adjoint gradient vs central finite differences", "1e-6",
+      ["The discrete adjoint's gradients equal central finite differences to 1e-6"],
+      f"{AJ}::test_gradient_equals_central_differences", "rel <= 1e-6", "1e-6",
+      [(1e-6, 1e-6)]),
+    C(GRAD, "Taylor remainders at second order", "2 (within 0.1)",
+      ["Taylor remainders converge at order 2 (within 0.1)"],
+      [f"{AJ}::test_taylor_dynamics_section",
+       f"{AJ}::test_taylor_dynamics_inputs_initial_velocity_and_checkpoints",
+       f"{AJ}::test_taylor_viscoelastic_and_adaptive_steps", f"{AJ}::test_taylor_quasistatic",
+       f"{AJ}::test_taylor_actuation"], "|order - 2| < 0.1", "assert_second_order"),
+    C(GRAD, "identification of E and rho of Ex. 6.2 from 30 % off", "1e-6",
+      ["starting 30 % off, to 1e-6"], f"{AJ}::test_identification_short", "rel <= 1e-6",
+      "1e-6", [(1e-6, 1e-6)]),
 )
 
 #: README fragments of the results section that hold parameters, not claims.
 SETTINGS: tuple[str, ...] = (
+    "Deep circular arch (215 degrees, clamped-hinged, Kirchhoff)",
+    "E and rho of the Ex. 6.2 cantilever are recovered from its own tip trajectory",
     "(Ex. 6.1, n_e = 10, h = 0.1, 150 steps, atol 1e-11)",
     "(Ex. 6.2, n_e = 8, h = 1e-3, Kirchhoff, full Newton)",
     "(m = 1, 1/4 elastic, 3/4 Maxwell, tau = 0.08 s)",
