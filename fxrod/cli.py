@@ -160,16 +160,32 @@ def cmd_info(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    """``fxrod sweep CASE --param NAME=V1,V2 ...``: a parameter study over a registered case
+    (:mod:`fxrod.sweep_plan`, :mod:`fxrod.sweep`); exit status 0 when every point ended
+    (done or failed, see the table), 128 + signal when stopped."""
+    from mpi4py import MPI
+
     from fxrod.sweep import run_sweep
+    from fxrod.sweep_plan import find_case, list_params, make_plan
 
     try:
-        values = [float(v) for v in args.values.split(",")]
-    except ValueError:
-        raise CLIError(f"invalid values = {args.values!r}: must be a comma-separated list "
-                       "of numbers, e.g. 0.5,1,2") from None
-    run_sweep(args.study, values, args.out,
-              n_elements=args.n_elements, t_end=args.t_end)
-    return 0
+        if args.list_params:
+            print(list_params(find_case(args.case)))
+            return 0
+        plan = make_plan(args.case, args.param, "zip" if args.zip else "grid", args.samples,
+                         args.seed, args.quick)
+        out = args.out or Path("results") / f"sweep_{plan.case.replace('-', '_')}"
+        res = run_sweep(plan, out, ranks_per_case=args.ranks_per_case, resume=args.resume,
+                        checkpoint_every=args.checkpoint_every, pictures=args.pictures)
+    except ValueError as err:       # bad input, found on every rank before any work
+        if MPI.COMM_WORLD.rank != 0:
+            raise SystemExit(EXIT_USAGE) from None
+        raise CLIError(str(err)) from None
+    if args.plot and MPI.COMM_WORLD.rank == 0:
+        from fxrod.sweep_plot import plot_sweep
+
+        print(f"wrote {plot_sweep(res.table, *args.plot.split(':'))}")
+    return 128 + res.signal if res.signal else 0
 
 
 def cmd_docs(args) -> int:
@@ -210,6 +226,23 @@ def cmd_modes(args) -> int:
     return 0
 
 
+def cmd_phmodel(args) -> int:
+    """Linear port-Hamiltonian model of a case about its equilibrium: .npz, .mat, .json."""
+    from mpi4py import MPI
+
+    from fxrod.io import prepare_output_dir
+    from fxrod.modal_output import CASES, write_ph
+
+    if args.case not in CASES:
+        raise CLIError(f"unknown case {args.case!r} for phmodel; available: "
+                       f"{', '.join(CASES)}")
+    out = prepare_output_dir(args.out, MPI.COMM_WORLD)
+    files = write_ph(args.case, out, args.n_elements, args.modes, args.damping)
+    if MPI.COMM_WORLD.rank == 0:
+        print("wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="fxrod", description="Geometrically exact rods with "
                        "FEniCSx (mixed PH Cosserat, ANCF, Hamel FVI).")
@@ -238,12 +271,35 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--frames", type=int, default=60)
     v.set_defaults(func=cmd_view)
     sub.add_parser("info", help="versions and MPI size").set_defaults(func=cmd_info)
-    s = sub.add_parser("sweep", help="parameter study, one rod per MPI sub-communicator")
-    s.add_argument("study", choices=["cantilever-impulse"])
-    s.add_argument("--values", default="0.25,0.5,0.75,1.0")
-    s.add_argument("--out", default="results/sweep")
-    s.add_argument("--n-elements", type=int, default=8)
-    s.add_argument("--t-end", type=float, default=0.1)
+    s = sub.add_parser("sweep", help="parameter study of a case on MPI sub-communicators: "
+                       "fxrod sweep CASE --param NAME=V1,V2 [--param ...]",
+                       description="Run a case (fxrod list) over values of its options "
+                       "(--list-params) on groups of MPI ranks; one table "
+                       "DIR/sweep_CASE.csv, every point in DIR/case_NNNN/.")
+    s.add_argument("case", metavar="CASE", help="a case of the registry (fxrod list)")
+    s.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2|NAME=LO:HI",
+                   help="values of an option (ranges with --samples); repeatable")
+    m = s.add_mutually_exclusive_group()
+    m.add_argument("--grid", action="store_true", help="every combination (default)")
+    m.add_argument("--zip", action="store_true", help="the value lists side by side")
+    s.add_argument("--samples", type=int, default=None,
+                   help="draw N points uniformly from the NAME=LO:HI ranges")
+    s.add_argument("--seed", type=int, default=0, help="seed of --samples (default 0)")
+    s.add_argument("--quick", action="store_true", help="start from the case's quick values")
+    s.add_argument("--out", type=Path, default=None,
+                   help="output directory (default results/sweep_<case>)")
+    s.add_argument("--ranks-per-case", type=int, default=1,
+                   help="MPI ranks of each point (a divisor of the ranks; default 1)")
+    s.add_argument("--resume", action="store_true",
+                   help="skip finished points of --out, continue the others from checkpoints")
+    s.add_argument("--checkpoint-every", type=int, default=100,
+                   help="checkpoint interval of stepped cases [steps] (default 100; one is "
+                        "also written when a signal stops a point)")
+    s.add_argument("--pictures", action="store_true", help="let every point draw pictures")
+    s.add_argument("--plot", default=None, metavar="QUANTITY:PARAM[:PARAM2]",
+                   help="plot a table column against a parameter (one line per PARAM2)")
+    s.add_argument("--list-params", action="store_true",
+                   help="list the case's parameters with units and defaults")
     s.set_defaults(func=cmd_sweep)
     mo = sub.add_parser("modes", help="natural modes of a case about its equilibrium: "
                         "CSV, PNG of the first shapes, GIF per mode")
@@ -254,6 +310,16 @@ def build_parser() -> argparse.ArgumentParser:
     mo.add_argument("--n-elements", type=int, default=None)
     mo.add_argument("--no-pictures", action="store_true")
     mo.set_defaults(func=cmd_modes)
+    ph = sub.add_parser("phmodel", help="linear port-Hamiltonian model of a case about its "
+                        "equilibrium (tip forces and moments as inputs): .npz, .mat, .json")
+    ph.add_argument("case", help="a case of fxrod modes")
+    ph.add_argument("--out", default="results/phmodel")
+    ph.add_argument("--n-elements", type=int, default=None)
+    ph.add_argument("--modes", type=int, default=0,
+                    help="also write the modal truncation to this many modes")
+    ph.add_argument("--damping", type=float, default=0.0,
+                    help="mass-proportional damping alpha [1/s]")
+    ph.set_defaults(func=cmd_phmodel)
     dc = sub.add_parser("docs", help="build the documentation site into docs/_build/html")
     dc.add_argument("--out", default=None, help="output folder (default docs/_build/html)")
     dc.set_defaults(func=cmd_docs)

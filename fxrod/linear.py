@@ -19,6 +19,10 @@ returned. A free rod's stiffness is singular (rigid-body modes): the shift is th
 slightly below zero (``1e-6`` of the largest diagonal ratio of ``A`` and ``M``), and
 eigenvalues below ``1e-6`` of that shift are reported as exact zeros.
 
+Structures with joints (theory §2.7) are solved on the reduced unknowns: ``T^T A T`` and
+``T^T M T`` (PtAP), the eigenvectors prolonged ``w = T w_r``; the mass form includes the
+kinetic energy of extensions (rigid bodies at rod ends).
+
 Linear buckling about a loaded state (loads at their current values, the state an
 equilibrium under them): ``A(mu) = A_0 + mu (A_1 - A_0)``, ``A_1`` the operator at the
 loaded state and ``A_0`` the one at the unloaded reference; the load factors solve
@@ -27,6 +31,7 @@ loaded state and ``A_0`` the one at the unloaded reference; the load factors sol
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,10 +109,7 @@ class Buckling:
 
 
 # ---------------------------------------------------------------------- operators
-def _check_model(model) -> None:
-    if model.reduction is not None:
-        raise ParameterError("model", "a structure with joints", "a model without joints "
-                             "for the linearised analysis")
+def check_model(model) -> None:
     for ext in model.extensions:
         if ext.fields():
             raise ParameterError("extensions", ext.name,
@@ -140,26 +142,83 @@ def stiffness_form(model, loads=None):
 
 
 def mass_form(model):
-    """The mass form ``(w, M du)`` on the q block [kg] as a compiled form."""
-    tests, trials = ufl.TestFunctions(model.space.W), ufl.TrialFunctions(model.space.W)
-    (wphi, wd), (uphi, ud) = split_q(tests[0]), split_q(trials[0])
-    return fem.form((model.rhoA * ufl.dot(wphi, uphi) + model.M11 * ufl.dot(wd[0], ud[0])
-                     + model.M22 * ufl.dot(wd[1], ud[1])) * model.ctx.dx)
+    """The mass form ``(w, M du)`` on the q block [kg] as a compiled form: the rod's
+    ``rhoA, M11, M22`` and the second derivative of every extension's kinetic energy in
+    the velocity (rigid bodies at rod ends: their 4 x 4 nodal mass, theory §2.7)."""
+    W = model.space.W
+    test, trial = ufl.TestFunction(W), ufl.TrialFunction(W)
+    (wphi, wd), (uphi, ud) = split_q(ufl.split(test)[0]), split_q(ufl.split(trial)[0])
+    m = (model.rhoA * ufl.dot(wphi, uphi) + model.M11 * ufl.dot(wd[0], ud[0])
+         + model.M22 * ufl.dot(wd[1], ud[1])) * model.ctx.dx
+    velocity = fem.Function(W)
+    ctx = dataclasses.replace(model.ctx, v0=ufl.split(velocity)[0], inertia=True)
+    for ext in model.extensions:
+        T = ext.kinetic_energy(ctx)
+        if T is not None:
+            m = m + ufl.derivative(ufl.derivative(T, velocity, test), velocity, trial)
+    return fem.form(m)
 
 
-def assemble_at(model, form, state: np.ndarray, diag: float = 1.0) -> PETSc.Mat:
+def assemble_at(model, form, state: np.ndarray, diag: float = 1.0,
+                bcs: list | None = None) -> PETSc.Mat:
     """Assemble ``form`` with ``w = w0 = state`` (local array of the mixed space), the
-    supported rows and columns replaced by ``diag`` on the diagonal; ``w``, ``w0`` are
-    restored."""
+    rows and columns of ``bcs`` (default the supports') replaced by ``diag`` on the
+    diagonal; ``w``, ``w0`` are restored."""
     saved = model.w.x.array.copy(), model.w0.x.array.copy()
     model.w.x.array[:] = state
     model.w0.x.array[:] = state
     try:
-        A = assemble_matrix(form, bcs=model.bcs, diag=diag)
+        A = assemble_matrix(form, bcs=model.bcs if bcs is None else bcs, diag=diag)
         A.assemble()
     finally:
         model.w.x.array[:], model.w0.x.array[:] = saved
     return A
+
+
+def system_matrix(model, form, state: np.ndarray, diag: float) -> PETSc.Mat:
+    """The operator of ``form`` at ``state`` on the model's unknowns: the mixed space, or,
+    for a structure with joints, the reduced unknowns ``w_r`` (``T^T A T``, PETSc PtAP,
+    theory §2.7); supported rows and columns replaced by ``diag`` on the diagonal."""
+    red = model.reduction
+    if red is None:
+        return assemble_at(model, form, state, diag)
+    A = assemble_at(model, form, state, bcs=[])
+    Ar = A.ptap(red.T)
+    A.destroy()
+    Ar.zeroRowsColumns(supported_reduced(model), diag=diag)
+    return Ar
+
+
+def supported_reduced(model) -> np.ndarray:
+    """Global reduced indices of this rank's supported dofs (they are masters)."""
+    red = model.reduction
+    local = [bc.dof_indices()[0][:bc.dof_indices()[1]] for bc in model.bcs]
+    local = np.unique(np.concatenate(local or [np.empty(0)]).astype(np.int64))
+    local = local[local < red.n_owned]
+    return (red.reduced_dofs(local) + red.red_offset).astype(PETSc.IntType)
+
+
+def to_unknowns(model, full: np.ndarray) -> PETSc.Vec:
+    """An owned vector of the model's unknowns from a local array of the mixed space (its
+    masters for a structure with joints)."""
+    n_owned = model.space.W.dofmap.index_map.size_local * model.space.W.dofmap.index_map_bs
+    if model.reduction is None:
+        vec = model.w.x.petsc_vec.duplicate()
+        vec.getArray()[:] = full[:n_owned]
+    else:
+        vec = model.reduction.T.createVecRight()
+        model.reduction.restrict(full, vec)
+    return vec
+
+
+def prolonged(model, v: PETSc.Vec) -> PETSc.Vec:
+    """The owned mixed-space vector of the unknowns ``v`` (``T v`` with joints; a new
+    vector)."""
+    if model.reduction is None:
+        return v.copy()
+    full = model.reduction.T.createVecLeft()
+    model.reduction.T.mult(v, full)
+    return full
 
 
 def reference_state(model) -> np.ndarray:
@@ -231,11 +290,12 @@ def _reciprocal(v: PETSc.Vec) -> PETSc.Vec:
 
 
 def nodal(model, v: PETSc.Vec) -> np.ndarray:
-    """The nodal ``dq`` ``(n_local_nodes, 12)`` of an owned mixed vector (ghosts filled,
-    supported components exactly zero)."""
+    """The nodal ``dq`` ``(n_local_nodes, 12)`` of an owned vector of the model's unknowns
+    (prolonged with joints; ghosts filled, supported components exactly zero)."""
     fn = fem.Function(model.space.W)
-    n_owned = v.getLocalSize()
-    fn.x.array[:n_owned] = v.getArray(readonly=True)
+    full = prolonged(model, v)
+    fn.x.array[:full.getLocalSize()] = full.getArray(readonly=True)
+    full.destroy()
     fn.x.scatter_forward()
     for bc in model.bcs:
         fn.x.array[bc.dof_indices()[0]] = 0.0
@@ -250,13 +310,10 @@ def column_scale(model) -> PETSc.Vec:
     would otherwise be orthogonalised away in its q part)."""
     v = _section_max(model)
     k = np.array([v[n] for n in ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")])
-    n_owned = model.space.W.dofmap.index_map.size_local * model.space.W.dofmap.index_map_bs
     d = np.ones(model.w.x.array.size)
     d[model.space.s_map.reshape(-1, 6)] = k
     d[model.field_dofs("lambda")] = np.max(k[:3])
-    vec = model.w.x.petsc_vec.duplicate()
-    vec.getArray()[:] = d[:n_owned]
-    return vec
+    return to_unknowns(model, d)
 
 
 def _section_max(model) -> dict[str, float]:
@@ -369,7 +426,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
     Raises
     ------
     ParameterError
-        For ``n_modes < 1``, a negative target, joints or extensions with their own fields
+        For ``n_modes < 1``, a negative target, or extensions with their own fields
         (viscoelastic branches).
     RuntimeError
         If SLEPc converges fewer than ``n_modes`` eigenpairs.
@@ -378,10 +435,10 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
     centre = check_vector("centre", centre, 3)
     if not np.isfinite(target) or target < 0.0:
         raise ParameterError("target", target, "a finite omega^2 >= 0 [rad^2/s^2]")
-    _check_model(model)
+    check_model(model)
     state = model.w0.x.array.copy()
-    A = assemble_at(model, stiffness_form(model), state, diag=1.0)
-    E = assemble_at(model, mass_form(model), state, diag=0.0)
+    A = system_matrix(model, stiffness_form(model), state, diag=1.0)
+    E = system_matrix(model, mass_form(model), state, diag=0.0)
     shift = float(target)
     if shift == 0.0:
         shift = -_SHIFT * _omega2_scale(model)
@@ -389,19 +446,16 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
     Ev = E.createVecLeft()
     found = []
     for lam, v in pairs:
-        if abs(lam.imag) > 1e-8 * max(1.0, abs(lam.real)):
+        if target == 0.0 and abs(lam) <= _SHIFT * abs(shift):
+            found.append((0.0, v))                     # a rigid-body mode (a cluster of
+            continue                                   # zeros may come as a complex pair)
+        if abs(lam.imag) > 1e-8 * max(1.0, abs(lam.real)) or lam.real < 0.0:
             continue                                   # not a mode of a stable equilibrium
-        value = lam.real
-        if target == 0.0 and abs(value) <= _SHIFT * abs(shift):
-            value = 0.0                                # a rigid-body mode
-        if value < 0.0:
-            continue
-        found.append((value, v))
+        found.append((lam.real, v))
     found.sort(key=lambda p: p[0])
     found = found[:n_modes]
     _mass_orthonormalise(E, found)
-    rigid_fns = rigid_body_vectors(model, state, centre)   # alive while their vectors are
-    rigid = [r.x.petsc_vec for r in rigid_fns]
+    rigid = [to_unknowns(model, r.x.array) for r in rigid_body_vectors(model, state, centre)]
     shapes, mass, gamma = [], [], []
     for _, v in found:
         shape = nodal(model, v)
@@ -413,7 +467,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
         gamma.append(L * a)                              # (phi/a)^T M r / (1/a^2)
     mass, gamma = np.array(mass), np.array(gamma).reshape(-1, 6)
     omega = np.sqrt(np.array([f[0] for f in found]))
-    for m in (A, E, Ev, *(v for _, v in pairs)):
+    for m in (A, E, Ev, *rigid, *(v for _, v in pairs)):
         m.destroy()
     return Modes(omega=omega, frequency=omega / (2.0 * np.pi), shapes=shapes,
                  modal_mass=mass, participation=gamma,
@@ -438,16 +492,16 @@ def buckling(model, n_modes: int = 1, target: float = 0.0) -> Buckling:
     Raises
     ------
     ParameterError
-        For ``n_modes < 1``, a non-finite target, joints or extensions with own fields.
+        For ``n_modes < 1``, a non-finite target, or extensions with own fields.
     RuntimeError
         If SLEPc converges fewer than ``n_modes`` eigenpairs.
     """
     n_modes = check_int_min("n_modes", n_modes, 1)
     if not np.isfinite(target):
         raise ParameterError("target", target, "a finite load factor")
-    _check_model(model)
-    A1 = assemble_at(model, stiffness_form(model), model.w0.x.array.copy(), diag=1.0)
-    A0 = assemble_at(model, stiffness_form(model, loads=[]), reference_state(model), diag=1.0)
+    check_model(model)
+    A1 = system_matrix(model, stiffness_form(model), model.w0.x.array.copy(), diag=1.0)
+    A0 = system_matrix(model, stiffness_form(model, loads=[]), reference_state(model), diag=1.0)
     D = A0.copy()
     D.axpy(-1.0, A1)                                   # A_0 - A_1 (supported rows: zero)
     pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm)

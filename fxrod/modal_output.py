@@ -1,5 +1,6 @@
 """``fxrod modes <case>``: natural modes of a registered problem about its equilibrium,
-written as a CSV table, a PNG of the first mode shapes and a GIF per mode (SI units).
+written as a CSV table, a PNG of the first mode shapes and a GIF per mode (SI units);
+``fxrod phmodel <case>``: its linear port-Hamiltonian model (``.npz``, ``.mat``, ``.json``).
 
 The models are built by the existing builders (:mod:`fxrod.examples`,
 :mod:`fxrod.soft_arm`): the flying-spaghetti rod (free: six rigid-body modes at zero), the
@@ -23,6 +24,8 @@ from fxrod.io import CSVWriter
 from fxrod.linear import DIRECTIONS, Modes, modes
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
+from fxrod.phmodel import Input, linear_ph, modal_ph
+from fxrod.phmodel_io import save_ph
 from fxrod.soft_arm import SOFT_ARM, chamber_forces, soft_arm_actuation, soft_arm_rod
 
 #: Columns of ``<case>_modes.csv`` (units in docs/output.md).
@@ -149,4 +152,31 @@ def write_modes(name: str, out: Path, n_modes: int = 6, n_elements: int | None =
         for i, s in enumerate(shapes):
             files.append(viz.animation([base + p * (s - base) for p in phase], phase,
                                        out / f"{stem}_mode{i + 1}.gif", time_unit="-"))
+    return files
+
+
+def tip_inputs(model: RodModel) -> list[Input]:
+    """Forces ``F_x, F_y, F_z`` [N] and moments ``M_x, M_y, M_z`` [N m] at the end ``L``
+    of the last rod (collocated outputs: its velocity [m/s] and angular velocity
+    [rad/s])."""
+    rod = len(model.structure.rods) - 1
+    return [Input(f"{k}_{c}", kind, "L", tuple(np.eye(3)[i]), rod)
+            for k, kind in (("F", "force"), ("M", "moment")) for i, c in enumerate("xyz")]
+
+
+def write_ph(name: str, out: Path, n_elements: int | None = None, n_modes: int = 0,
+             damping: float = 0.0, comm=None) -> list[Path]:
+    """Build case ``name`` at its equilibrium and write its linear port-Hamiltonian model
+    with the tip inputs (:func:`tip_inputs`) as ``<case>_ph.npz/.mat/.json``, and with
+    ``n_modes > 0`` the modal truncation as ``<case>_ph_modal.*``; returns the files."""
+    if n_elements is not None:
+        check_int_min("n_elements", n_elements, 1)
+    comm = MPI.COMM_WORLD if comm is None else comm
+    model = build(name, comm, n_elements)
+    stem = out / f"{name.replace('-', '_')}_ph"
+    inputs = tip_inputs(model)
+    files = save_ph(linear_ph(model, inputs, damping), stem, comm)
+    if n_modes:
+        files += save_ph(modal_ph(model, inputs, check_int_min("n_modes", n_modes, 1),
+                                  damping), stem.with_name(stem.name + "_modal"), comm)
     return files

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     # 6: steppers, checkpoints, probes
     "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6, "fxrod.linear": 6,
     "fxrod.continuation": 6, "fxrod.pointload": 1,
+    "fxrod.phmodel": 6, "fxrod.phmodel_io": 6,
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,
     # 7: gradients of runs by the discrete adjoint, optimisation over them
@@ -38,6 +39,7 @@ LAYERS: dict[str, int] = {
     "fxrod.plots_viscoelastic": 8,
     # 9: the case registry and studies over it
     "fxrod.cases": 9, "fxrod.sweep": 9, "fxrod.modal_output": 9,
+    "fxrod.sweep_plan": 9, "fxrod.sweep_plot": 9,
     # 10: the command line
     "fxrod.cli": 10, "fxrod.__main__": 10,
 }
