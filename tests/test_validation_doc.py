@@ -45,6 +45,9 @@ SU = "tests/test_supports.py"
 LI = "tests/test_linear.py"
 ST = "tests/test_structures.py"
 CO = "tests/test_continuation.py"
+LS = "tests/test_linear_structures.py"
+PH = "tests/test_phmodel.py"
+MX = "tests/test_modes_cross_formulation.py"
 CT = "tests/test_contact.py"
 AJ = "tests/test_adjoint.py"
 
@@ -391,6 +394,32 @@ CLAIMS: tuple[Claim, ...] = (
     C(SHAPE, "Euler column buckling load (16 elements)", "5.8e-7",
       ["the clamped-free Euler column at pi^2 EI/(4 L^2) within 5.8e-7 (16 elements)"],
       f"{LI}::test_euler_column_buckling", "rel <= 1.5e-6", "1.5e-6", [(5.8e-7, 1.5e-6)]),
+    C(SHAPE, "free ring vs Blevins's ring formulas (n = 2, 3)", "1.4e-5",
+      ["a free steel ring's in-plane and out-of-plane bending frequencies (n = 2, 3) vs "
+       "Blevins's ring formulas within 1.4e-5"],
+      f"{LS}::test_free_ring_in_and_out_of_plane", "rel <= 4.5e-6, 6e-6, 3.4e-5, 4e-5",
+      "[4.5e-6, 6e-6, 3.4e-5, 4e-5]", [(1.4e-5, 4e-5)]),
+    C(SHAPE, "L-frame with a rigid body vs an Euler-Bernoulli space frame", "3.2e-6",
+      ["an L-frame carrying a rigid body vs an Euler-Bernoulli space frame, the first four "
+       "frequencies within 3.2e-6"],
+      f"{LS}::test_l_frame_with_tip_body_against_euler_bernoulli_frame",
+      "rel <= 1e-6, 1.1e-6, 9e-6, 8e-6", "[1e-6, 1.1e-6, 9e-6, 8e-6]", [(3.2e-6, 9e-6)]),
+    C(SHAPE, "linear PH model: pencil eigenvalues = modal frequencies", "1e-11",
+      ["its pencil's eigenvalues equal the modal frequencies to 1e-11"],
+      f"{PH}::test_structure_and_spectrum_of_a_frame_with_joint_and_body", "rel <= 1e-11",
+      "1e-11", [(1e-11, 1e-11)]),
+    C(SHAPE, "linear PH model: power balance per step", "1e-13 of H",
+      ["each midpoint step balances power to 1e-13 of H"],
+      f"{PH}::test_power_balance_along_a_trajectory", "<= 1e-13 max H", "1e-13",
+      [(1e-13, 1e-13)]),
+    C(SHAPE, "nonlinear vs linear impulse: second order in the amplitude", "4 within 1 %",
+      ["the gap grows 4 times for twice the amplitude, within 1 %"],
+      f"{PH}::test_small_impulse_nonlinear_vs_linear_is_second_order", "rel <= 0.01",
+      "rel=0.01"),
+    C(SHAPE, "ANCF vs Cosserat modes about the deformed cantilever", "8.9e-6",
+      ["the first five in-plane frequencies about the deformed cantilever agree within 8.9e-6"],
+      f"{MX}::test_ancf_and_cosserat_frequencies_of_the_deformed_r1_cantilever",
+      "rel <= 2.5e-6 .. 2.6e-5", "[2.5e-6, 5e-6, 7.5e-7, 1.9e-5, 2.6e-5]", [(8.9e-6, 2.6e-5)]),
     # ------------------------------------------------------------------ structures
     C(STRUCT, "three rods welded straight = one rod", "1e-12",
       ["Three rods welded straight equal one rod of the same elements to 1e-12"],
