@@ -36,7 +36,7 @@ args = case.CASE.parse_args()
 
 # %%
 problem = case.problem(n_elements=args.n_elements, h=args.h, t_end=args.t_end,
-                       viscoelastic=args.viscoelastic)
+                       viscoelastic=args.viscoelastic, scale=args.scale)
 
 # %% [markdown]
 # ## The run

@@ -34,7 +34,8 @@ args = case.CASE.parse_args()
 # (inputs sign-checked on a 1 ms grid before any form is compiled), h = 0.05 s.
 
 # %%
-problem = case.problem(args.path, n_elements=args.n_elements, t_end=args.t_end)
+p = case.parameters(args.chamber_radius, args.rho)
+problem = case.problem(args.path, n_elements=args.n_elements, t_end=args.t_end, p=p)
 
 # %% [markdown]
 # ## The run
@@ -43,7 +44,8 @@ problem = case.problem(args.path, n_elements=args.n_elements, t_end=args.t_end)
 
 # %%
 with exit_on_signal(case.NAME, problem.model.comm), \
-        case.simulation(problem, args.out, args.path, quiet=args.quiet, **control(args)) as sim:
+        case.simulation(problem, args.out, args.path, p, quiet=args.quiet,
+                        **control(args)) as sim:
     sim.run(problem.t_end)
 
 # %% [markdown]
@@ -51,5 +53,5 @@ with exit_on_signal(case.NAME, problem.model.comm), \
 # Tip, height band of the circle, energy balance, chamber work; snapshots and animation.
 
 # %%
-result = case.finish(sim, args.out, args.path, pictures=args.pictures)
+result = case.finish(sim, args.out, args.path, p, pictures=args.pictures)
 raise SystemExit(result.report(args.quiet))

@@ -97,6 +97,14 @@ def cmd_plot(args) -> int:
 
     if not Path(args.csv).is_file():
         raise CLIError(f"no such CSV file: {args.csv}")
+    if Path(args.csv).name.startswith("sweep_"):
+        from fxrod.sweep_plot import plot_sweep
+
+        if args.y is None or args.x is None:
+            raise CLIError("a sweep table needs --y QUANTITY --x PARAMETER [--by PARAMETER]")
+        out = plot_sweep(args.csv, args.y, args.x, args.by, args.out)
+        print(f"wrote {out}")
+        return 0
     out = plot_timeseries(args.csv, args.out)
     print(f"wrote {out}")
     return 0
@@ -258,11 +266,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--out DIR, --quick, --no-pictures, --quiet and the case's options "
                         "(fxrod run NAME --help)")
     r.set_defaults(func=cmd_run)
-    p = sub.add_parser("plot", help="plot energy, momenta, tip from an fxrod CSV")
+    p = sub.add_parser("plot", help="plot energy, momenta, tip from an fxrod CSV; a load "
+                       "path; a quantity of a sweep table against its parameters")
     p.add_argument("csv")
     p.add_argument("--out", default=None,
                    help="PNG path (default: X_plot.png beside X.csv, so that a demo's own "
                         "X.png is kept)")
+    p.add_argument("--y", default=None, help="sweep tables: the quantity (a summary column)")
+    p.add_argument("--x", default=None, help="sweep tables: the parameter on the axis")
+    p.add_argument("--by", default=None, help="sweep tables: one line per value of this")
     p.set_defaults(func=cmd_plot)
     v = sub.add_parser("view", help="snapshots and animation from saved ParaView output")
     v.add_argument("results")

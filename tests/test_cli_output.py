@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fxrod.io import read_csv
-from tests.conftest import ROOT, assert_picture, run_mpi
+from tests.conftest import ROOT, assert_picture
 
 
 def fxrod_cli(*args, check=True):
@@ -169,19 +169,6 @@ def test_cli_errors_are_one_line(args, needle):
     assert "Traceback" not in p.stderr
 
 
-@pytest.mark.mpi
-def test_sweep_on_two_ranks(tmp_path):
-    from fxrod.sweep import run_sweep
-
-    serial = run_sweep("cantilever-impulse", [0.5, 1.0], tmp_path / "s", t_end=0.06)
-    run_mpi(["-m", "fxrod", "sweep", "cantilever-impulse", "--values", "0.5,1.0",
-             "--t-end", "0.06", "--out", str(tmp_path / "m")])
-    par = read_csv(tmp_path / "m" / "sweep_cantilever-impulse.csv")
-    for i, r in enumerate(serial):
-        assert par["H_end"][i] == pytest.approx(r["H_end"], rel=1e-10)
-        assert par["max_tip_deflection"][i] == pytest.approx(r["max_tip_deflection"], rel=1e-10)
-    # energy after the pulse scales with the impulse squared (small-amplitude check)
-    assert serial[0]["H_end"] / serial[1]["H_end"] == pytest.approx(0.25, rel=0.02)
 
 
 def test_progress_bar_quiet_without_terminal(capsys):

@@ -147,7 +147,7 @@ CLI_CASES = [
     (["run", "no-such-demo"], "unknown demo"),
     (["run", "flying-spaghetti", "--out", "/proc/forbidden"], "out"),
     (["plot", "pyproject.toml"], "column"),
-    (["sweep", "cantilever-impulse", "--values", ""], "value"),
+    (["sweep", "cantilever-vibration", "--param", "scale="], "scale"),
 ]
 
 

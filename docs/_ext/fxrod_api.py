@@ -19,18 +19,23 @@ OUT = "api"
 #: Topics of the index, in order, with their modules (top-level modules and packages).
 TOPICS: dict[str, tuple[str, ...]] = {
     "Building a rod": ("fxrod", "fxrod.geometry", "fxrod.rod", "fxrod.bcs", "fxrod.loads",
-                       "fxrod.joints", "fxrod.structure"),
+                       "fxrod.pointload", "fxrod.joints", "fxrod.structure", "fxrod.obstacles"),
     "Physics: the model and its extensions": ("fxrod.model", "fxrod.forms", "fxrod.ledger",
                                               "fxrod.kinematics", "fxrod.spaces",
                                               "fxrod.diagnostics"),
     "Solving": ("fxrod.settings", "fxrod.errors", "fxrod.newton", "fxrod.integrators",
-                "fxrod.problem", "fxrod.linear", "fxrod.reduction", "fxrod.fastassembly"),
+                "fxrod.problem", "fxrod.reduction", "fxrod.fastassembly",
+                "fxrod.continuation"),
+    "Linear analysis and gradients": ("fxrod.linear", "fxrod.phmodel", "fxrod.phmodel_io",
+                                      "fxrod.adjoint", "fxrod.optimize"),
     "Running and output": ("fxrod.simulation", "fxrod.probes", "fxrod.history", "fxrod.io",
                            "fxrod.paraview", "fxrod.checkpoint", "fxrod.viz",
                            "fxrod.plots_viscoelastic"),
-    "Ready problems, cases and the command line": ("fxrod.examples", "fxrod.soft_arm",
-                                                   "fxrod.cases", "fxrod.sweep", "fxrod.cli",
-                                                   "fxrod.data"),
+    "Ready problems, cases and the command line": ("fxrod.examples", "fxrod.frames",
+                                                   "fxrod.soft_arm", "fxrod.cases",
+                                                   "fxrod.modal_output", "fxrod.sweep",
+                                                   "fxrod.sweep_plan", "fxrod.sweep_plot",
+                                                   "fxrod.cli", "fxrod.data"),
     "Companion formulations": ("fxrod.ancf", "fxrod.hamel"),
 }
 

@@ -21,6 +21,8 @@ Example::
 from __future__ import annotations
 
 import argparse
+import inspect
+import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,6 +33,16 @@ from fxrod.errors import CheckpointError, OutputError, ParameterError
 from fxrod.simulation import Interrupted, Simulation
 
 __all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "control", "exit_on_signal"]
+
+
+def _parse(text: str, kind: type) -> object:
+    """A command-line text as a bool, int or float (the text itself if it is not one)."""
+    words = {"true": True, "yes": True, "on": True, "1": True,
+             "false": False, "no": False, "off": False, "0": False}
+    try:
+        return words[text.strip().lower()] if kind is bool else kind(text)
+    except (KeyError, ValueError):
+        return text
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,9 @@ class Option:
         Allowed values of a string option (empty: any).
     type : type, optional
         Type of an option whose default is None.
+    bounds : str
+        Allowed interval of a number, as the builders check it, e.g. ``"(0, inf)"`` or
+        ``"[1, inf)"`` ("": any); checked by :meth:`check` (the parameter sweep).
     """
 
     name: str
@@ -61,6 +76,7 @@ class Option:
     help: str
     choices: tuple[str, ...] = ()
     type: type | None = None
+    bounds: str = ""
 
     @property
     def flag(self) -> str:
@@ -71,6 +87,38 @@ class Option:
     def value_type(self) -> type:
         """Type of the value (``type``, else that of the default)."""
         return self.type if self.type is not None else type(self.default)
+
+    def allowed(self) -> str:
+        """What :meth:`check` accepts, e.g. ``"an integer in [1, inf)"``."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        kind = {bool: "true or false", int: "an integer", float: "a finite number",
+                str: "a text"}[self.value_type]
+        return f"{kind} in {self.bounds}" if self.bounds else kind
+
+    def check(self, value: object) -> bool | int | float | str:
+        """``value`` as the option's type, or a text parsed as one (``"2e-3"``, ``"true"``).
+
+        Raises
+        ------
+        ParameterError
+            Unless the value is of the option's type (an integer for a float option is
+            fine), one of :attr:`choices`, and inside :attr:`bounds`.
+        """
+        t = self.value_type
+        v = _parse(value, t) if isinstance(value, str) and t is not str else value
+        good = isinstance(v, t) and not (t is int and isinstance(v, bool))
+        if t is float and isinstance(v, int) and not isinstance(v, bool):
+            v, good = float(v), True
+        good = good and (t is not float or math.isfinite(v))
+        good = good and (not self.choices or v in self.choices)
+        if good and self.bounds:
+            lo, hi = (float(x) for x in self.bounds[1:-1].split(","))
+            good = ((lo < v if self.bounds[0] == "(" else lo <= v)
+                    and (v < hi if self.bounds[-1] == ")" else v <= hi))
+        if not good:
+            raise ParameterError(self.name, value, self.allowed())
+        return v
 
     def describe(self) -> str:
         """``help [unit] (default x)`` for the option tables of the CLI and the demos."""
@@ -148,7 +196,9 @@ class Case:
     quick : mapping of str to value
         Option values of a short run (``--quick``); explicitly given options win.
     runner : callable
-        The case module's ``run(out, *, pictures, quiet, **values)`` taking every option.
+        The case module's ``run(out, *, pictures, quiet, comm=None, **values)`` taking
+        every option; ``comm`` is the communicator the case runs on (None: the builders'
+        default, ``MPI.COMM_WORLD``).
     """
 
     name: str
@@ -156,6 +206,12 @@ class Case:
     options: tuple[Option, ...]
     quick: Mapping[str, object]
     runner: Callable[..., Result]
+
+    @property
+    def takes_comm(self) -> bool:
+        """Whether the case's ``run`` takes a ``comm`` keyword (runs on a sub-communicator
+        of a sweep)."""
+        return "comm" in inspect.signature(self.runner).parameters
 
     @property
     def stem(self) -> str:
@@ -179,7 +235,7 @@ class Case:
         return {**known, **(dict(self.quick) if quick else {}), **options}
 
     def run(self, out: str | Path | None = None, quick: bool = False, *,
-            pictures: bool = True, quiet: bool = True, **options) -> Result:
+            pictures: bool = True, quiet: bool = True, comm=None, **options) -> Result:
         """Run the case.
 
         Parameters
@@ -192,11 +248,25 @@ class Case:
             Draw the PNG/GIF pictures (rank 0, only with ``out``).
         quiet : bool
             No progress bar.
+        comm : mpi4py communicator, optional
+            Communicator of the run (a group of a parameter sweep); None: the builders'
+            default.
         **options
             Values of :attr:`options` (SI units as listed there).
+
+        Raises
+        ------
+        ParameterError
+            For an unknown option, or a ``comm`` given to a case whose ``run`` does not
+            take one (:attr:`takes_comm`).
         """
+        values = self.values(quick, **options)
+        if comm is not None and not self.takes_comm:
+            raise ParameterError("case", self.name, "a case whose run() takes a comm keyword "
+                                 "(to run on a sub-communicator)")
+        extra = {} if comm is None else {"comm": comm}
         return self.runner(None if out is None else Path(out), pictures=pictures,
-                           quiet=quiet, **self.values(quick, **options))
+                           quiet=quiet, **values, **extra)
 
     def parser(self, prog: str | None = None,
                parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
@@ -243,7 +313,7 @@ class Case:
 RUN_CONTROL: tuple[Option, ...] = (
     Option("adaptive", False, "-", "halve a step whose Newton solve fails, regrow afterwards"),
     Option("checkpoint_every", 0, "-", "write the full state every K steps and at the end "
-           "(the last two are kept)"),
+           "(the last two are kept)", bounds="[0, inf)"),
     Option("restart", None, "-", "continue the run from the checkpoint in this directory "
            "(or file)", type=str),
 )

@@ -59,8 +59,8 @@ SERIES = ["t", "lam", "n", "kinetic", "strain_energy", "H", "external_work", "di
           "energy_residual", "tip_1", "tip_2", "tip_3"]
 
 OPTIONS = (
-    Option("n_elements", 40, "-", "elements of the statics and the modes"),
-    Option("t_end", 0.5, "s", "length of the explicit releases"),
+    Option("n_elements", 40, "-", "elements of the statics and the modes", bounds="[1, inf)"),
+    Option("t_end", 0.5, "s", "length of the explicit releases", bounds="(0, inf)"),
 )
 
 
@@ -238,10 +238,12 @@ def finish(results: list[dict], out: Path | None, pictures: bool = True,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
-        t_end: float) -> Result:
+        t_end: float, comm=None) -> Result:
     """Run every grading and post-process (the options of :data:`OPTIONS`; ``quiet`` has
-    no effect: there is no progress bar)."""
-    return finish(run_all(n_elements, t_end), out, pictures)
+    no effect: there is no progress bar), the gradings dealt to the ranks of ``comm``
+    (None: ``MPI.COMM_WORLD``)."""
+    comm = MPI.COMM_WORLD if comm is None else comm
+    return finish(run_all(n_elements, t_end, comm), out, pictures, comm)
 
 
 CASE = Case("ancf-graded-cantilever", "planar ANCF beam with axially graded stiffness under "

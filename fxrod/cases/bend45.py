@@ -33,8 +33,8 @@ PUBLISHED = {300.0: (58.84, 22.33, 40.08), 450.0: (52.32, 18.62, 48.39),
              600.0: (47.23, 15.79, 53.37)}
 
 OPTIONS = (
-    Option("n_elements", 8, "-", "number of elements"),
-    Option("h", 30.0, "-", "load increment (force units)"),
+    Option("n_elements", 8, "-", "number of elements", bounds="[1, inf)"),
+    Option("h", 30.0, "-", "load increment (force units)", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
 
@@ -85,9 +85,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
-        h: float, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, h)
+        h: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, comm)
     with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)

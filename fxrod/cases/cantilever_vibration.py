@@ -43,10 +43,11 @@ COLUMNS: dict[str, str] = {
 }
 
 OPTIONS = (
-    Option("h", 1e-3, "s", "time step"),
-    Option("t_end", 0.3, "s", "end time"),
-    Option("n_elements", 8, "-", "number of elements"),
+    Option("h", 1e-3, "s", "time step", bounds="(0, inf)"),
+    Option("t_end", 0.3, "s", "end time", bounds="(0, inf)"),
+    Option("n_elements", 8, "-", "number of elements", bounds="[1, inf)"),
     Option("viscoelastic", False, "-", "add one Maxwell branch (tau = 0.08 s, 3/4 viscous)"),
+    Option("scale", 1.0, "-", "factor on the tip impulse"),
     *RUN_CONTROL,
 )
 
@@ -121,9 +122,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, viscoelastic: bool, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, h, t_end, viscoelastic)
+        n_elements: int, viscoelastic: bool, scale: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, t_end, viscoelastic, scale, comm)
     sim = simulation(prob, out, NAME + ("_viscoelastic" if viscoelastic else ""), quiet,
                      **control)
     with sim:

@@ -114,9 +114,9 @@ def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Resul
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, max_steps: int,
-        ds: float) -> Result:
-    """Build, trace and post-process (the options of :data:`OPTIONS`)."""
-    cont = continuation(model(n_elements), ds)
+        ds: float, comm=None) -> Result:
+    """Build, trace and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    cont = continuation(model(n_elements, comm=comm), ds)
     cont.run(max_steps)
     return finish(cont, out, pictures)
 

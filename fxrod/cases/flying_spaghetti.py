@@ -35,9 +35,9 @@ NAME = "flying_spaghetti"
 PICTURE_EVERY = 2.5
 
 OPTIONS = (
-    Option("h", 0.1, "s", "time step"),
-    Option("t_end", 15.0, "s", "end time"),
-    Option("n_elements", 10, "-", "number of elements"),
+    Option("h", 0.1, "s", "time step", bounds="(0, inf)"),
+    Option("t_end", 15.0, "s", "end time", bounds="(0, inf)"),
+    Option("n_elements", 10, "-", "number of elements", bounds="[1, inf)"),
     Option("kirchhoff", False, "-", "constrained (C_N = 0) rod"),
     *RUN_CONTROL,
 )
@@ -87,9 +87,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, kirchhoff: bool, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, h, t_end, kirchhoff)
+        n_elements: int, kirchhoff: bool, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, t_end, kirchhoff, comm)
     sim = simulation(prob, out, quiet, **control)
     with sim:
         sim.run(prob.t_end)

@@ -49,9 +49,9 @@ COLUMNS = (
 )
 
 OPTIONS = (
-    Option("h", 1e-4, "s", "time step"),
-    Option("t_end", 1.0, "s", "end time"),
-    Option("every", 10, "-", "write every N-th step to the CSV"),
+    Option("h", 1e-4, "s", "time step", bounds="(0, inf)"),
+    Option("t_end", 1.0, "s", "end time", bounds="(0, inf)"),
+    Option("every", 10, "-", "write every N-th step to the CSV", bounds="[1, inf)"),
 )
 
 
@@ -169,12 +169,14 @@ def finish(beam: HamelBeam, h: History, frames: Frames, out: Path | None,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        every: int) -> Result:
+        every: int, comm=None) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`; ``quiet`` has no
-    effect: there is no progress bar)."""
+    effect: there is no progress bar); rank 0 of ``comm`` (None: ``MPI.COMM_WORLD``)
+    writes."""
+    comm = MPI.COMM_WORLD if comm is None else comm
     beam = example2(h)
-    hist, frames = run_beam(beam, t_end, out, every)
-    return finish(beam, hist, frames, out, pictures)
+    hist, frames = run_beam(beam, t_end, out, every, comm)
+    return finish(beam, hist, frames, out, pictures, comm)
 
 
 CASE = Case("hamel-free-beam", "Hamel field variational integrator: free beam, exact "

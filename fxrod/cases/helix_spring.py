@@ -30,9 +30,9 @@ from fxrod.simulation import Simulation
 NAME = "helix_spring"
 
 OPTIONS = (
-    Option("n_elements", 40, "-", "number of elements"),
+    Option("n_elements", 40, "-", "number of elements", bounds="[1, inf)"),
     Option("force", 50.0, "N", "axial force at t = 1"),
-    Option("h", 0.1, "-", "load-factor increment"),
+    Option("h", 0.1, "-", "load-factor increment", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
 
@@ -83,9 +83,9 @@ def finish(sim: Simulation, problem: Problem, force: float, out: Path | None,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, force: float,
-        h: float, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, force, h)
+        h: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, force, h, comm)
     with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, prob, force, out, pictures)

@@ -38,9 +38,9 @@ VARIANTS = {"unconstrained": False, "constrained": True}
 TIMES = (0.1, 0.2, 0.4, 1.0)
 
 OPTIONS = (
-    Option("h", 0.1, "-", "load-factor increment"),
-    Option("t_end", 1.0, "-", "final load factor, in [0, 1]"),
-    Option("n_elements", 8, "-", "number of elements"),
+    Option("h", 0.1, "-", "load-factor increment", bounds="(0, inf)"),
+    Option("t_end", 1.0, "-", "final load factor, in [0, 1]", bounds="[0, 1]"),
+    Option("n_elements", 8, "-", "number of elements", bounds="[1, inf)"),
     Option("evaluation", "endpoint", "-", "where the balance is evaluated",
            choices=("endpoint", "midpoint")),
     *RUN_CONTROL,     # adaptive: always on (step cutting)
@@ -143,11 +143,12 @@ def finish(sims: dict[str, Simulation], out: Path | None, pictures: bool = True)
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, evaluation: str, **control) -> Result:
-    """Build, run and post-process both variants (the options of :data:`OPTIONS`)."""
+        n_elements: int, evaluation: str, comm=None, **control) -> Result:
+    """Build, run and post-process both variants (the options of :data:`OPTIONS`) on
+    ``comm``."""
     sims = {}
     for variant, constrained in VARIANTS.items():
-        prob = problem(constrained, n_elements, h, t_end, evaluation)
+        prob = problem(constrained, n_elements, h, t_end, evaluation, comm)
         with simulation(prob, out, variant, quiet, **control) as sims[variant]:
             sims[variant].run(prob.t_end)
     return finish(sims, out, pictures)

@@ -33,9 +33,9 @@ T_PULSE = 2.0
 COLUMNS: dict[str, str] = {f"elbow_{i}": "m" for i in (1, 2, 3)}
 
 OPTIONS = (
-    Option("n_elements", 10, "-", "elements per leg"),
-    Option("h", 0.1, "s", "time step"),
-    Option("t_end", 30.0, "s", "end time"),
+    Option("n_elements", 10, "-", "elements per leg", bounds="[1, inf)"),
+    Option("h", 0.1, "s", "time step", bounds="(0, inf)"),
+    Option("t_end", 30.0, "s", "end time", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
 
@@ -90,9 +90,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, h: float,
-        t_end: float, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, h, t_end)
+        t_end: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, t_end, comm)
     with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)

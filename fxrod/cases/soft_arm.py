@@ -33,10 +33,20 @@ PICTURE_EVERY = 0.5
 
 OPTIONS = (
     Option("path", "circle", "-", "input path of the tip", choices=PATHS),
-    Option("t_end", SOFT_ARM.t_end, "s", "end time"),
-    Option("n_elements", SOFT_ARM.n_elements, "-", "number of elements"),
+    Option("t_end", SOFT_ARM.t_end, "s", "end time", bounds="(0, inf)"),
+    Option("n_elements", SOFT_ARM.n_elements, "-", "number of elements", bounds="[1, inf)"),
+    Option("chamber_radius", SOFT_ARM.chamber_radius, "m", "offset r_k of the chambers",
+           bounds="(0, inf)"),
+    Option("rho", SOFT_ARM.rho, "kg/m^3", "density of the silicone", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
+
+
+def parameters(chamber_radius: float = SOFT_ARM.chamber_radius,
+               rho: float = SOFT_ARM.rho) -> SoftArmParameters:
+    """:data:`fxrod.soft_arm.SOFT_ARM` with the chamber offset [m] and density [kg/m^3] of
+    the options (the defaults give it unchanged)."""
+    return dataclasses.replace(SOFT_ARM, chamber_radius=chamber_radius, rho=rho)
 
 
 def problem(path: str = "circle", n_elements: int = SOFT_ARM.n_elements,
@@ -96,12 +106,15 @@ def finish(sim: Simulation, out: Path | None, path: str = "circle",
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, path: str, t_end: float,
-        n_elements: int, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(path, n_elements, t_end)
-    with simulation(prob, out, path, quiet=quiet, **control) as sim:
+        n_elements: int, chamber_radius: float, rho: float, comm=None,
+        **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``; the
+    other parameters are those of :data:`fxrod.soft_arm.SOFT_ARM`."""
+    p = parameters(chamber_radius, rho)
+    prob = problem(path, n_elements, t_end, p, comm)
+    with simulation(prob, out, path, p, quiet=quiet, **control) as sim:
         sim.run(prob.t_end)
-    return finish(sim, out, path, pictures=pictures)
+    return finish(sim, out, path, p, pictures=pictures)
 
 
 CASE = Case("soft-arm", "Ex. 6.4: pneumatic three-chamber soft arm, --path circle|heart",

@@ -31,8 +31,8 @@ from fxrod.soft_arm import HOOK, HookParameters, tendon_hook, tendon_hook_exact
 NAME = "tendon_hook"
 
 OPTIONS = (
-    Option("n_elements", HOOK.n_elements, "-", "number of elements"),
-    Option("steps", 10, "-", "load steps"),
+    Option("n_elements", HOOK.n_elements, "-", "number of elements", bounds="[1, inf)"),
+    Option("steps", 10, "-", "load steps", bounds="[1, inf)"),
     Option("formulation", "material", "-", "actuation formulation",
            choices=("material", "spatial")),
     *RUN_CONTROL,
@@ -114,9 +114,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, steps: int,
-        formulation: str, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`)."""
-    prob = problem(n_elements, steps, formulation)
+        formulation: str, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, steps, formulation, comm)
     with simulation(prob, out, quiet, **control) as sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)
