@@ -295,7 +295,10 @@ class Case:
                    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
                    ) -> argparse.Namespace:
         """Parse a command line: ``out``, ``quick``, ``pictures``, ``quiet`` and every option
-        with its final value (defaults and quick values applied)."""
+        with its final value (defaults and quick values applied). In a Jupyter kernel (a demo
+        opened as a notebook) the kernel's own arguments are ignored: the defaults apply."""
+        if argv is None and "ipykernel" in sys.modules:
+            argv = []
         a = self.parser(prog, parser_class).parse_args(argv)
         given = {o.name: getattr(a, o.name) for o in self.options
                  if getattr(a, o.name) is not None}
