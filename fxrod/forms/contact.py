@@ -2,12 +2,24 @@
 potential in the Hamiltonian, evaluated with a discrete gradient, and regularised Coulomb
 friction whose dissipation is booked in the energy ledger (theory, section "Contact").
 
-At every quadrature point of the main measure the gap is the obstacle's signed distance
+At every point of the contact quadrature the gap is the obstacle's signed distance
 of the centreline minus the section radius, ``g = sdf(phi - u(t)) - r(s)`` [m], ``u`` the
 obstacle's prescribed displacement. The stored energy per unit length is the quadratic
 penalty ``V(g) = k/2 <-g>^2`` (``k`` [N/m^2]), so a line load ``f`` [N/m] pressed on the
 obstacle penetrates by ``f/k`` in equilibrium, and a point whose kinetic plus potential
 energy per unit length is ``e`` [J/m] cannot penetrate deeper than ``sqrt(2 e/k)``.
+
+Quadrature (``quadrature``): ``"gauss"`` (default) evaluates gap, pressure and friction at
+the 3 Gauss points of the main measure; ``"nodal"`` at the 3 Gauss-Lobatto points of each
+element, which are the P2 nodes (``ctx.dx_nodal``, weights l/6, 2l/3, l/6): every node then
+carries its own contact force, computed from its own gap. Nodal contact is what a rope
+wrapped on a drum needs: the nodes of the reference lie exactly on the obstacle (zero gap,
+where the P2 interpolant between them cuts the surface by ~ l^3/R^2 at the Gauss points),
+and each node is pressed and slides on its own (see theory C5 for the Capstan). Both rules
+keep the discrete gradient exact: its identity ``-f_n . dy = V(g_1) - V(g_0)`` holds point
+by point, and the stored energy, the residual, the dissipation and the port work are all
+integrated with the same rule, so the balance of a frictionless fixed obstacle is exact to
+solver tolerance with either.
 
 Discrete gradient (dynamics, midpoint evaluation). With ``y_i = phi_i - u(t_i)``,
 ``g_i = g(y_i)``::
@@ -70,6 +82,8 @@ from fxrod.spaces import GAUSS_DEGREE, quadrature_function
 #: Points closer than this to the surface at t = 0, relative to the rod length, count as
 #: touching (not overlapping): a rod laid exactly on the ground is accepted.
 OVERLAP_TOL = 1e-10
+#: Contact quadratures: the main Gauss rule, or the P2 nodes (Gauss-Lobatto).
+QUADRATURES = ("gauss", "nodal")
 
 
 class Contact(Extension):
@@ -96,12 +110,15 @@ class Contact(Extension):
         rod section's ``radius``.
     name : str
         Name in the model (default ``"contact"``); prefixes the probe columns.
+    quadrature : {"gauss", "nodal"}
+        Points where the contact is evaluated: the main 3-point Gauss rule (default) or the
+        P2 nodes (Gauss-Lobatto, ``ctx.dx_nodal``); see the module notes.
     """
 
     def __init__(self, obstacle: Obstacle, stiffness: float, friction: float = 0.0,
                  friction_lateral: float | None = None, v_reg: float = 1e-4,
                  damping: float = 0.0, radius: float | Callable | None = None,
-                 name: str = "contact") -> None:
+                 name: str = "contact", quadrature: str = "gauss") -> None:
         if not isinstance(obstacle, Obstacle):
             raise ParameterError("obstacle", obstacle, "a fxrod.obstacles.Obstacle")
         self.obstacle = obstacle
@@ -115,22 +132,36 @@ class Contact(Extension):
             check_nonnegative("radius", radius)
         self.radius = radius
         self.name = name
+        if quadrature not in QUADRATURES:
+            raise ParameterError("quadrature", quadrature, " or ".join(map(repr, QUADRATURES)))
+        self.quadrature = quadrature
         self._r: Callable | None = None
+
+    @property
+    def points(self) -> np.ndarray:
+        """Reference points (in [0, 1]) of the contact quadrature on an element, (n, 1)."""
+        if self.quadrature == "nodal":
+            return basix.make_quadrature(basix.CellType.interval, 3,
+                                         rule=basix.QuadratureType.gll)[0]
+        return basix.make_quadrature(basix.CellType.interval, GAUSS_DEGREE)[0]
+
+    def measure(self, ctx) -> ufl.Measure:
+        """The measure of the contact terms: ``ctx.dx`` or ``ctx.dx_nodal``."""
+        return ctx.dx_nodal if self.quadrature == "nodal" else ctx.dx
 
     # ------------------------------------------------------------------ checks
     def bind(self, rod) -> None:
         """Take the radius from the rod's section; refuse an obstacle that overlaps the rod
-        at t = 0 or a signed distance that is not finite there (checked at the quadrature
-        points of the reference)."""
+        at t = 0 or a signed distance that is not finite there (checked at the contact
+        quadrature points of the reference)."""
         r = rod.section.radius if self.radius is None else self.radius
         if r is None:
             raise ParameterError("contact radius", None,
                                  "given, or a section with a radius (Section.circular)")
         self._r = r if callable(r) else (lambda s, r=float(r): np.full(np.shape(s), r))
         self.length = rod.length
-        pts, _ = basix.make_quadrature(basix.CellType.interval, GAUSS_DEGREE)
         edges = np.linspace(0.0, rod.length, rod.n_elements + 1)
-        s = (edges[:-1, None] + np.diff(edges)[:, None] * pts[:, 0][None, :]).reshape(-1)
+        s = (edges[:-1, None] + np.diff(edges)[:, None] * self.points[:, 0][None, :]).reshape(-1)
         radius = np.asarray(self._r(s), dtype=float)
         if radius.shape != s.shape or not np.all(np.isfinite(radius)) or np.any(radius < 0):
             raise ParameterError("contact radius", radius, "finite values >= 0 along the rod")
@@ -153,7 +184,8 @@ class Contact(Extension):
         c = lambda v: fem.Constant(mesh, np.asarray(v, dtype=np.float64))  # noqa: E731
         self._u0, self._u1 = c(np.zeros(3)), c(np.zeros(3))
         self._k = c(self.k)
-        r = quadrature_function(mesh, self._r)
+        self._dx = self.measure(ctx)
+        r = self._radius(mesh)
         sdf = self.obstacle.distance
         phi0, _ = split_q(ctx.q0)
         phi1, _ = split_q(ctx.q1)
@@ -196,6 +228,15 @@ class Contact(Extension):
         self.pressure_state = -self._k * ufl.min_value(self.gap_state, 0.0)
         self.f_state = self.pressure_state * ufl.diff(sdf(yn), yn)
 
+    def _radius(self, mesh) -> fem.Function:
+        """The section radius [m] exact at the contact points: at the Gauss points, or
+        interpolated in P2 (exact at the nodes) for nodal contact."""
+        if self.quadrature == "gauss":
+            return quadrature_function(mesh, self._r)
+        r = fem.Function(fem.functionspace(mesh, ("Lagrange", 2)))
+        r.interpolate(lambda x: np.asarray(self._r(x[0]), dtype=float))
+        return r
+
     def _friction(self, ctx, pressure, n, v):
         """Regularised (an)isotropic Coulomb line load [N/m] for the relative velocity v
         and the contact normal n, or None without friction (then ``_slip_power`` is None)."""
@@ -221,25 +262,25 @@ class Contact(Extension):
     def residual(self, ctx):
         """``-f . dphi`` in the momentum rows (the model multiplies every row by h)."""
         dphi, _ = split_q(ctx.dq)
-        return -ufl.dot(self.force, dphi) * ctx.dx
+        return -ufl.dot(self.force, dphi) * self._dx
 
     def stored_energy(self, ctx):
         """Penalty energy ``int k/2 <-g>^2 ds`` [J] of the state at t_n."""
         m = ufl.min_value(self.gap_state, 0.0)
-        return 0.5 * self._k * m * m * ctx.dx
+        return 0.5 * self._k * m * m * self._dx
 
     def dissipation(self, ctx):
         """Dissipation of the step by friction and damping ``D = -h int (f_t + f_d) . v ds
         >= 0`` [J]."""
         if self._diss_power is None:
             return None
-        return ctx.h * self._diss_power * ctx.dx
+        return ctx.h * self._diss_power * self._dx
 
     def port_work(self, ctx):
         """Work of a moving obstacle on the rod ``int f . (u_{n+1} - u_n) ds`` [J]."""
         if not self.obstacle.moving:
             return None
-        return ufl.dot(self.force, self._u1 - self._u0) * ctx.dx
+        return ufl.dot(self.force, self._u1 - self._u0) * self._dx
 
     def update(self, t_eval: float, t_mid: float) -> None:
         """Obstacle displacements at ``t_n`` and ``t_{n+1}`` (from the midpoint time and
@@ -258,8 +299,8 @@ class Contact(Extension):
 class ContactProbe:
     """CSV columns of a :class:`Contact` named ``c`` at the state at t: ``c_normal_force``
     [N] (``int p ds``, the penalty line pressure integrated), ``c_force_1..3`` [N] (the
-    normal contact force on the rod), ``c_gap_min`` [m] (smallest gap at the quadrature
-    points; negative: penetration) and ``c_contact_length`` [m] (length in contact)."""
+    normal contact force on the rod), ``c_gap_min`` [m] (smallest gap at the contact
+    quadrature points; negative: penetration) and ``c_contact_length`` [m] (length in contact)."""
 
     def __init__(self, contact: Contact) -> None:
         self.contact = contact
@@ -270,14 +311,13 @@ class ContactProbe:
 
     def __call__(self, sim, res) -> dict[str, float]:
         c, m, n = self.contact, sim.model, self.contact.name
-        dx = m.ctx.dx
+        dx = c.measure(m.ctx)
         if self._forms is None:
             f = {f"{n}_normal_force": c.pressure_state * dx,
                  f"{n}_contact_length": ufl.conditional(ufl.lt(c.gap_state, 0.0), 1.0, 0.0) * dx}
             f.update({f"{n}_force_{i + 1}": c.f_state[i] * dx for i in range(3)})
-            pts, _ = basix.make_quadrature(basix.CellType.interval, GAUSS_DEGREE)
             self._forms = ({k: fem.form(v) for k, v in f.items()},
-                           fem.Expression(c.gap_state, pts, comm=m.comm))
+                           fem.Expression(c.gap_state, c.points, comm=m.comm))
         forms, gap = self._forms
         out = {k: m.comm.allreduce(fem.assemble_scalar(v), op=MPI.SUM) for k, v in forms.items()}
         cells = np.arange(m.mesh.topology.index_map(1).size_local, dtype=np.int32)
