@@ -18,18 +18,20 @@ from fxrod.cases import CASES
 from fxrod.cases import capstan as case
 
 
-def _check(result) -> None:
+def _check(result, rel: float) -> None:
     for i, (mu, theta) in enumerate(case.PAIRS):
-        assert result.summary[f"ratio_{i}"] == pytest.approx(np.exp(mu * theta), rel=1e-2)
+        assert result.summary[f"ratio_{i}"] == pytest.approx(np.exp(mu * theta), rel=rel)
 
 
 def test_capstan_quick_within_one_percent():
-    _check(CASES["capstan"].run(None, quick=True))
+    """The issue asks 1 %; measured +0.055 % and -0.002 % (asserted 1.5e-3)."""
+    _check(CASES["capstan"].run(None, quick=True), 1.5e-3)
 
 
 @pytest.mark.slow
 def test_capstan_full_within_one_percent():
-    _check(CASES["capstan"].run(None))
+    """Measured +0.021 % and +0.022 % (asserted 6e-4)."""
+    _check(CASES["capstan"].run(None), 6e-4)
 
 
 def test_regularised_friction_at_the_regularisation_velocity():

@@ -484,6 +484,15 @@ CLAIMS: tuple[Claim, ...] = (
       ["at 20 degrees with mu = 0.5 it sticks, creeping at the regularised speed (its closed "
        "form to 1e-3)"], f"{CT}::test_inclined_plane_sticks_below_the_friction_angle",
       "rel <= 1e-3", "1e-3", [(1e-3, 1e-3)]),
+    C(CONTACT, "capstan: T_out/T_in vs e^(mu theta)", "0.055 %; 0.022 %",
+      ["Capstan: a rope pulled over a rough drum until it slips carries T_out/T_in = "
+       "e^(mu theta) within 0.055 % for (mu, theta) = (0.3, pi) and (0.5, pi/2) (quick run; "
+       "0.022 % in the full run)"],
+      [f"{CT.replace('contact', 'capstan')}::test_capstan_quick_within_one_percent"],
+      "rel <= 1.5e-3 (quick)", "1.5e-3", [(5.5e-4, 1.5e-3)]),
+    C(CONTACT, "capstan, full run", "0.022 %", ["0.022 % in the full run"],
+      [f"{CT.replace('contact', 'capstan')}::test_capstan_full_within_one_percent"],
+      "rel <= 6e-4", "6e-4", [(2.2e-4, 6e-4)], tier="slow"),
     # ------------------------------------------------------------------ gradients
     C(GRAD, "adjoint gradient vs central finite differences", "1e-6",
       ["The discrete adjoint's gradients equal central finite differences to 1e-6"],
