@@ -19,9 +19,11 @@ sensitivities are summed. Memory: the states of every ``checkpoint_every``-th st
 the others recomputed segment by segment in the backward sweep.
 
 Parameters (:class:`Parameter`): :class:`SectionParameters` (E, G, rho, radius of a circular
-section), :class:`ConstantParameter` (any Constant of the residual: compliances, densities,
-Maxwell branch constants), :class:`InputHistory` (an end load's force/moment or an actuator
-force, piecewise linear between knots), :class:`InitialVelocity`. Objectives
+section), :class:`RadiusProfile` (radius of a section varying along s, per segment; fields
+are differentiated per quadrature point), :class:`ConstantParameter` (any Constant of the
+residual: compliances, densities, Maxwell branch constants), :class:`InputHistory` (an end
+load's force/moment or an actuator force, piecewise linear between knots),
+:class:`InitialVelocity`. Objectives
 (:class:`Objective`): :class:`TipTracking`, :class:`FinalPose`, :class:`NodeFunction`.
 Units: J in the objective's units, gradients in J per parameter unit.
 """
@@ -40,6 +42,7 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
+from fxrod.loads import Load
 from fxrod.newton import snes_reason_name
 
 
@@ -54,8 +57,9 @@ class Parameter:
 
     name: str = "parameter"
 
-    def constants(self) -> list[fem.Constant]:
-        """The Constants of the residual the parameter acts through."""
+    def constants(self) -> list[fem.Constant | fem.Function]:
+        """The Constants (or coefficient Functions, fields along s) of the residual the
+        parameter acts through."""
         return []
 
     @property
@@ -92,7 +96,8 @@ class Parameter:
 class Sensitivities:
     """What the backward sweep hands to the parameters: per step n the evaluation time
     ``t_eval[n]`` [s] and, per Constant c, ``dc[c][n] = d(lambda_n^T F_n)/dc`` (the shape of
-    c); the sensitivities ``g_w0, g_v0`` of J to the initial state (owned dofs)."""
+    c; for a coefficient Function: per owned dof, this rank's part); the sensitivities
+    ``g_w0, g_v0`` of J to the initial state (owned dofs)."""
 
     t_eval: np.ndarray
     dc: dict = field(default_factory=dict)
@@ -148,6 +153,7 @@ _CIRCULAR = {"rhoA": (0, 0, 1, 2), "M11": (0, 0, 1, 4), "M22": (0, 0, 1, 4),
              "k_s1": (0, 1, 0, 2), "k_s2": (0, 1, 0, 2), "k_e": (1, 0, 0, 2),
              "k_b1": (1, 0, 0, 4), "k_b2": (1, 0, 0, 4), "k_t": (0, 1, 0, 4)}
 _CIRCULAR_NAMES = ("E", "G", "rho", "radius")
+_STIFFNESS = ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")
 
 
 def circular_constants(E: float, G: float, rho: float, radius: float,
@@ -251,6 +257,119 @@ class SectionParameters(Parameter):
         return np.array(out)
 
 
+class RadiusProfile(Parameter):
+    """Radius [m] of a solid circular section varying along s, constant on the segments
+    ``[breaks[j], breaks[j+1]]`` (a stepped taper; values ``r_j``), with ``E`` [Pa], ``G``
+    [Pa], ``rho`` [kg/m^3] fixed. It acts through the model's quadrature-point fields: the
+    compliance ``C`` (zero for constrained strains) and, with ``self_weight``, the masses
+    ``rhoA, M11, M22`` (without, they stay as built: a carried line mass). Setting the
+    values rewrites those fields (also ``K``), so the model may be built with any section
+    varying along s (:class:`fxrod.rod.VaryingSection`).
+
+    Parameters
+    ----------
+    model : RodModel
+        A model of one rod whose section varies along s, no extension setting the
+        compliance.
+    breaks : sequence of float
+        Increasing arc lengths [m] from 0 to L (segment ends; put them at element nodes).
+    values : sequence of float
+        Radius of every segment [m] (> 0), written into the model.
+    E, G, rho : float
+        Young's and shear modulus [Pa], density [kg/m^3].
+    shear_factor : float
+        Shear correction factor (default 1).
+    self_weight : bool
+        Whether the masses follow the radius (default True).
+    lower, upper : float
+        Bounds of every radius [m] (default ``(0, inf)``).
+    """
+
+    name = "radius"
+
+    def __init__(self, model, breaks, values, E: float, G: float, rho: float,
+                 shear_factor: float = 1.0, self_weight: bool = True,
+                 lower: float = 0.0, upper: float = np.inf) -> None:
+        if isinstance(model.rhoA, fem.Constant) or len(model.structure.rods) != 1:
+            raise ParameterError("model", "uniform section or several rods",
+                                 "one rod with a section varying along s (VaryingSection)")
+        b = np.asarray(breaks, dtype=float).reshape(-1)
+        L = float(model.structure.rods[0].length)
+        if b.size < 2 or np.any(np.diff(b) <= 0) or abs(b[0]) > 1e-12 * L or \
+                abs(b[-1] - L) > 1e-12 * L:
+            raise ParameterError("breaks", breaks, f"increasing arc lengths from 0 to {L:g} m")
+        self.model, self.breaks, self.self_weight = model, b, bool(self_weight)
+        self.E, self.G = check_positive("E", E), check_positive("G", G)
+        self.rho = check_positive("rho", rho)
+        self.shear_factor = check_positive("shear_factor", shear_factor)
+        self.free = np.asarray(model.structure.rods[0].free, dtype=bool)
+        self._lo, self._hi = float(lower), float(upper)
+        self._seg = {f: self._segments(f) for f in self.constants()}
+        self.values = np.zeros(b.size - 1)
+        self.set(values)
+
+    def constants(self) -> list[fem.Function]:
+        m = self.model
+        return [m.rhoA, m.M11, m.M22, m.C] if self.self_weight else [m.C]
+
+    def _segments(self, f: fem.Function) -> np.ndarray:
+        """Segment index of every local dof of a quadrature field (blocked: per value)."""
+        bs = f.function_space.dofmap.bs
+        x = fem.Function(f.function_space)
+        x.interpolate(lambda p: np.tile(p[0], (bs, 1)) if bs > 1 else p[0])
+        seg = np.searchsorted(self.breaks, x.x.array, side="right") - 1
+        return np.clip(seg, 0, self.breaks.size - 2)
+
+    def get(self) -> np.ndarray:
+        return self.values.copy()
+
+    def set(self, values) -> None:
+        v = self._checked(values, self.breaks.size - 1)
+        if np.any(v <= 0.0):
+            raise ParameterError("values of radius", v, "> 0")
+        self.values = v
+        m = self.model
+        if self.self_weight:
+            for n, f in (("rhoA", m.rhoA), ("M11", m.M11), ("M22", m.M22)):
+                f.x.array[:] = self._constant(n)[self._seg[f]]
+        C = self._compliance()                          # (segments, 6)
+        seg = self._seg[m.C].reshape(-1, 6)[:, 0]
+        m.C.x.array[:] = C[seg].reshape(-1)
+        m.K.x.array[:] = np.where(self.free, 1.0 / np.where(self.free, C[seg], 1.0),
+                                  0.0).reshape(-1)
+
+    def _constant(self, name: str) -> np.ndarray:
+        return np.array([circular_constants(self.E, self.G, self.rho, r, self.shear_factor)
+                         [name] for r in self.values])
+
+    def _compliance(self) -> np.ndarray:
+        k = np.array([[circular_constants(self.E, self.G, self.rho, r, self.shear_factor)[n]
+                       for n in _STIFFNESS] for r in self.values])
+        return np.where(self.free, 1.0 / k, 0.0)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.values.size
+        return np.full(n, self._lo), np.full(n, self._hi)
+
+    def gradient(self, sens: Sensitivities) -> np.ndarray:
+        """``dJ/dr_j = sum_q dJ/dc(s_q) dc/dr`` over the quadrature values in segment j,
+        with ``c ~ r^a`` (``dc/dr = a c / r``; ``C = 1/k``: ``-a C / r``)."""
+        m, r, nseg = self.model, self.values, self.values.size
+        g = np.zeros(nseg)
+        bs_C = 6
+        dC = np.sum(sens.dc[m.C], axis=0).reshape(-1, bs_C)
+        seg = self._seg[m.C].reshape(-1, bs_C)[:, 0][: dC.shape[0]]
+        a = np.array([_CIRCULAR[n][3] for n in _STIFFNESS])
+        rate = -a * self._compliance() / r[:, None]     # dC/dr per segment, (nseg, 6)
+        np.add.at(g, seg, np.sum(dC * rate[seg], axis=1))
+        if self.self_weight:
+            for n, f in (("rhoA", m.rhoA), ("M11", m.M11), ("M22", m.M22)):
+                d = np.sum(sens.dc[f], axis=0)
+                seg = self._seg[f][: d.size]
+                np.add.at(g, seg, d * (_CIRCULAR[n][3] * self._constant(n) / r)[seg])
+        return m.comm.allreduce(g, op=MPI.SUM)
+
+
 def hat_weights(knots: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
     """Indices and weights of the piecewise-linear interpolation at time t [s] between
     ``knots`` (constant beyond the ends, like ``np.interp``)."""
@@ -302,18 +421,19 @@ class InputHistory(Parameter):
         if isinstance(target, tuple):
             ext, act = target
             acts = getattr(ext, "actuators", None)
-            if acts is None or getattr(ext, "_tau", None) is None or \
+            if acts is None or getattr(ext, "force_constant", None) is None or \
                     not any(a is act for a in acts):
                 raise ParameterError(f"{name}: target", target, "(Actuation extension of a "
                                      "built model, one of its actuators)")
             self.obj, self.attr = act, "force"
-            self.constant = ext._tau
+            self.constant = ext.force_constant
             self.index = next(i for i, a in enumerate(acts) if a is act)
             self.width = 1
         else:
             if component not in ("force", "moment"):
                 raise ParameterError(f"{name}: component", component, "'force' or 'moment'")
-            const = getattr(target, "_n" if component == "force" else "_m", None)
+            consts = target.constants if isinstance(target, Load) else {}
+            const = consts.get(component)
             if not isinstance(const, fem.Constant):
                 raise ParameterError(f"{name}: target", target, "an end or distributed load "
                                      "of a built model, or (Actuation, actuator)")
@@ -541,6 +661,11 @@ class Adjoint:
             fem.form(ufl.derivative(Phi, m.v0, ufl.TestFunction(Q)))
         self._dc = {}
         for c in {id(c): c for p in self.parameters for c in p.constants()}.values():
+            if isinstance(c, fem.Function):                 # a field along s: per dof
+                V = c.function_space
+                self._dc[c] = (None, fem.form(ufl.derivative(Phi, c, ufl.TestFunction(V))),
+                               None)
+                continue
             shape = tuple(c.ufl_shape)
             V = fem.functionspace(m.mesh, ("DG", 0, shape) if shape else ("DG", 0))
             cf = fem.Function(V)
@@ -562,6 +687,9 @@ class Adjoint:
 
     def _constant_sensitivity(self, c) -> np.ndarray:
         cf, form, shape = self._dc[c]
+        if cf is None:                                      # a Function: its owned dofs
+            im = c.function_space.dofmap.index_map
+            return self._assemble_dual(form, im.size_local * c.function_space.dofmap.bs)
         cf.x.array[:] = np.tile(np.asarray(c.value, dtype=float).reshape(-1),
                                 cf.x.array.size // max(1, int(np.prod(shape))))
         b = fem.assemble_vector(form)

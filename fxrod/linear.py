@@ -390,7 +390,7 @@ def _mass_orthonormalise(E: PETSc.Mat, pairs: list[tuple[float, PETSc.Vec]]) -> 
 
 
 def _displacement_scale(model, shape: np.ndarray, state: np.ndarray) -> float:
-    """Largest nodal displacement |dphi| [m] of a shape, or, for a shape without
+    """Largest nodal displacement ``|dphi|`` [m] of a shape, or, for a shape without
     displacement, its largest nodal rotation ``|1/2 sum_k d_k x dd_k|`` [rad]."""
     comm = model.comm
     disp = comm.allreduce(float(np.max(np.linalg.norm(shape[:, 0:3], axis=1), initial=0.0)),

@@ -74,6 +74,13 @@ class Load:
     def update(self, t: float) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    @property
+    def constants(self) -> dict[str, fem.Constant]:
+        """The UFL Constants the load enters the residual through, by input name (empty
+        before the model is built): what gradients with respect to the load differentiate
+        (:mod:`fxrod.adjoint`). Read-only: the load sets their values at every step."""
+        return {}
+
     def power(self, ctx, w_phi, w_d):  # pragma: no cover - interface
         """UFL form ``u . y(w)``: the load's power on the velocity ``w = (w_phi, w_d)``."""
         raise NotImplementedError
@@ -92,6 +99,11 @@ class _ForceMoment(Load):
     def setup(self, ctx) -> None:
         self._n = fem.Constant(ctx.mesh, np.zeros(3))
         self._m = fem.Constant(ctx.mesh, np.zeros(3))
+
+    @property
+    def constants(self) -> dict[str, fem.Constant]:
+        """``{"force": n [N or N/m], "moment": m [N m or N m/m]}`` (empty before setup)."""
+        return {} if self._n is None else {"force": self._n, "moment": self._m}
 
     def update(self, t: float) -> None:
         if self.force is not None:
@@ -154,6 +166,11 @@ class Gravity(Load):
 
     def update(self, t: float) -> None:
         pass
+
+    @property
+    def constants(self) -> dict[str, fem.Constant]:
+        """``{"g": g [m/s^2]}`` (empty before setup)."""
+        return {} if self._g is None else {"g": self._g}
 
     def power(self, ctx, w_phi, w_d):
         return ctx.rhoA * ufl.dot(self._g, w_phi) * ctx.dx

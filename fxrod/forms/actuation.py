@@ -507,6 +507,13 @@ class Actuation(Extension):
         self._tau.value[:] = self.forces(t_eval)
 
     # ------------------------------------------------------------------ helpers
+    @property
+    def force_constant(self) -> fem.Constant | None:
+        """The Constant ``(tau_1, ..., tau_n)`` [N] of the actuator forces in the residual
+        (None before the model is built): what gradients with respect to the actuator
+        inputs differentiate (:mod:`fxrod.adjoint`). Read-only: :meth:`update` sets it."""
+        return self._tau
+
     def forces(self, t: float) -> np.ndarray:
         """Checked actuator forces ``tau_k(t)`` [N] of all actuators."""
         return np.array([a.tau(t) for a in self.actuators])

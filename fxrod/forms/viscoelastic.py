@@ -303,6 +303,25 @@ class GeneralizedMaxwell(Extension):
         self._active = [fem.Constant(mesh, (self.free & (np.asarray(b.stiffness) > 0.0))
                                      .astype(float)) for b in self.branches]
 
+    def branch_constants(self, i: int) -> dict[str, fem.Constant]:
+        """The Constants of branch ``i`` (0-based) in the residual: ``"C"`` its compliance
+        ``C^(i)`` [1/N, 1/(N m^2)] (zero for a rigid branch) and ``"Vinv"`` the inverse
+        viscosity ``(V^(i))^-1 = C^(i)/tau_i`` [1/(N s), 1/(N m^2 s)]; what gradients with
+        respect to the branch differentiate (:mod:`fxrod.adjoint`). Read-only (6-vectors).
+
+        Raises
+        ------
+        ParameterError
+            Before the model is built, or for a branch index out of range.
+        """
+        if not hasattr(self, "_Vinv"):
+            raise ParameterError("GeneralizedMaxwell", self.name, "an extension of a built "
+                                 "model (branch constants exist after setup)")
+        if isinstance(i, bool) or not isinstance(i, int | np.integer) or \
+                not 0 <= i < len(self.branches):
+            raise ParameterError("branch", i, f"an index in [0, {len(self.branches) - 1}]")
+        return {"C": self._Cb[i], "Vinv": self._Vinv[i]}
+
     def fields(self) -> dict:
         """One DG1 6-vector stress field ``sigma_i`` per branch."""
         return {f"sigma_{i + 1}": stress_element(6) for i in range(len(self.branches))}
