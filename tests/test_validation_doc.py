@@ -507,6 +507,22 @@ CLAIMS: tuple[Claim, ...] = (
     C(GRAD, "identification of E and rho of Ex. 6.2 from 30 % off", "1e-6",
       ["starting 30 % off, to 1e-6"], f"{AJ}::test_identification_short", "rel <= 1e-6",
       "1e-6", [(1e-6, 1e-6)]),
+    C(GRAD, "stepped cantilever of least volume vs the closed-form optimum", "1e-7; 0.7392",
+      ["a stepped cantilever of least volume for a given tip deflection matches the "
+       "closed-form optimum radii to 1e-7 (its volume 0.7392 of the uniform rod's)"],
+      f"{AJ}::test_stepped_cantilever_design", "< 1e-7; rel 2e-8", ["1e-7", "2e-8"],
+      [(1e-7, 1e-7)]),
+    C(GRAD, "optimal actuation of the heart path", "1.40e-4 m; 0.90 N",
+      ["the soft-arm tip follows the published heart path to 1.40e-4 m rms after 200 L-BFGS-B "
+       "iterations (the paper's own inputs give 1.29e-4 m), with the optimised forces within "
+       "0.90 N of the paper's"], "tests/test_optimal_actuation.py::test_full",
+      "rms <= 1.5e-4 m; <= 1.15 x open loop; gap <= 1.0 N", ["1.5e-4", "1.15", "1.0"],
+      [(1.40e-4, 1.5e-4), (0.90, 1.0)], tier="slow"),
+    C(GRAD, "soft-arm E and rho from the published circle data", "8.5e-4; 1073",
+      ["E within 8.5e-4 of the paper's 6e5 Pa (6.0051e5 +- 77 Pa), rho = 1073 +- 4.6 kg/m^3 "
+       "(between 1000 and 1100), while G is determined only to 11 %"],
+      f"{AJ}::test_soft_arm_identification_from_data", "|E/6e5 - 1| < 2e-3; 1000 < rho < 1100",
+      ["2e-3", "1000.0 < rho < 1100.0"], [(8.5e-4, 2e-3)], tier="slow"),
 )
 
 #: README fragments of the results section that hold parameters, not claims.
