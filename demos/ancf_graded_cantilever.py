@@ -16,6 +16,7 @@
 # Every beam is serial; under ``mpirun -n 2`` the gradings are dealt to the ranks.
 #
 #     python demos/ancf_graded_cantilever.py [--out DIR] [--quick] [--n-elements 40]
+#         [--checkpoint-every K] [--restart DIR]
 #     mpirun -n 2 python demos/ancf_graded_cantilever.py --quick
 #
 # ``--quick`` uses 20 elements and 0.1 s releases; ``fxrod run ancf-graded-cantilever`` runs the
@@ -25,7 +26,10 @@
 # gap to linear theory exceeds 1e-4 or an energy error 1e-6.
 
 # %%
+from mpi4py import MPI
+
 from fxrod.cases import ancf_graded_cantilever as case
+from fxrod.cases import control, exit_on_signal
 
 args = case.CASE.parse_args()
 
@@ -33,9 +37,12 @@ args = case.CASE.parse_args()
 # ## Every grading
 # fxrod.ancf: ANCFBeam(blog_beam(lam, n), n_elements, gravity) for the statics and the
 # modes, a 10-element beam for the explicit release (run_grading); rank 0 gathers.
+# ``--checkpoint-every K`` / ``--restart DIR``: one checkpoint per grading's release.
 
 # %%
-results = case.run_all(n_elements=args.n_elements, t_end=args.t_end)
+with exit_on_signal(case.NAME, MPI.COMM_WORLD):
+    results = case.run_all(n_elements=args.n_elements, t_end=args.t_end, out=args.out,
+                           **control(args))
 
 # %% [markdown]
 # ## Post-processing

@@ -13,6 +13,7 @@
 # the frames g^n) deviates at O(h) and the mid-frame momentum at O(h^2).
 #
 #     python demos/hamel_free_beam.py [--out DIR] [--quick] [--h 1e-4] [--every 10]
+#         [--adaptive] [--checkpoint-every K] [--restart DIR]
 #     mpirun -n 2 python demos/hamel_free_beam.py
 #
 # ``--quick`` stops at t = 0.2 s; ``fxrod run hamel-free-beam`` runs the same. Writes
@@ -23,25 +24,31 @@
 # the (cheap) lattice; rank 0 writes. Exits with status 1 if J_d is not conserved to 1e-11.
 
 # %%
+from mpi4py import MPI
+
+from fxrod.cases import exit_on_signal
 from fxrod.cases import hamel_free_beam as case
-from fxrod.hamel import example2
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The lattice
 # fxrod.hamel.example2: HamelSection.square(0.1, E=1e7, nu=0.35, rho=1000), 9 elements,
-# the initial convective velocities, time step h.
+# the initial convective velocities, time step h (``--adaptive``: failing steps halved).
 
 # %%
-beam = example2(args.h)
+beam = case.problem(args.h, args.adaptive)
 
 # %% [markdown]
 # ## The run
-# Every step diagnosed (J_d, leading term, mid-frame momentum, energies), every N-th written.
+# Every step diagnosed (J_d, leading term, mid-frame momentum, energies), every N-th written;
+# ``--checkpoint-every K`` / ``--restart DIR``: checkpoints and restart, as every case.
 
 # %%
-history, frames = case.run_beam(beam, args.t_end, args.out, every=args.every)
+with exit_on_signal(case.NAME, MPI.COMM_WORLD):
+    history, frames = case.run_beam(beam, args.t_end, args.out, every=args.every,
+                                    checkpoint_every=args.checkpoint_every,
+                                    restart=args.restart)
 
 # %% [markdown]
 # ## Post-processing

@@ -8,6 +8,11 @@ writing fails) with the stepper's scalars (t, h, step count, adaptive-stepping s
 running sums of the run). Loading matches keys on every rank, so a checkpoint written with
 2 ranks restarts with 1 and vice versa.
 
+The companion formulations (:mod:`fxrod.ancf`, :mod:`fxrod.hamel`), whose state is a few
+numpy arrays that every rank of their communicator holds alike, are saved by
+:func:`save_arrays` and restored by :func:`load_arrays`: the same file format (without the
+keyed fields), the same atomic write, fingerprint and one-line errors.
+
 The last two checkpoints are kept (``NAME_checkpoint.npz`` and the one before it,
 ``NAME_checkpoint.prev.npz``). Each carries the :func:`fingerprint` of its problem; a
 restart of another problem, and a missing, truncated or corrupt file, raise
@@ -29,8 +34,8 @@ from fxrod.errors import CheckpointError, OutputError, plain
 CHECKPOINT_NAME = "checkpoint.npz"
 #: Suffix of the checkpoint kept from the save before the last one.
 PREVIOUS_SUFFIX = ".prev.npz"
-#: Arrays every checkpoint holds.
-REQUIRED = ("w_keys", "w_vals", "v_keys", "v_vals", "scalars")
+#: Arrays every checkpoint of a :class:`fxrod.model.RodModel` holds (besides ``scalars``).
+REQUIRED = ("w_keys", "w_vals", "v_keys", "v_vals")
 
 
 def previous_path(path: str | os.PathLike) -> Path:
@@ -39,7 +44,7 @@ def previous_path(path: str | os.PathLike) -> Path:
     return p.with_name(p.name.removesuffix(".npz") + PREVIOUS_SUFFIX)
 
 
-def _describe(obj, length: float) -> str:
+def describe(obj, length: float) -> str:
     """A stable text of a section, support, load or extension: its class, its numeric
     fields, callables sampled at 5 points of [0, length] (sections) or named."""
     parts = [type(obj).__name__]
@@ -88,15 +93,15 @@ def fingerprint(integrator) -> dict[str, str]:
         "geometry": ", ".join(f"{type(r.curve).__name__} L = {float(r.length)!r} m"
                               for r in rods)
                     + f"; reference digest {_geometry_digest(model)}",
-        "section": "; ".join(_describe(r.section, float(r.length)) for r in rods),
+        "section": "; ".join(describe(r.section, float(r.length)) for r in rods),
         "constraints": repr([sorted(r.constraints or ()) for r in rods]),
-        "supports": "; ".join(_describe(s, L) for s in model.supports) or "none",
-        "extensions": "; ".join(_describe(e, L) for e in model.extensions) or "none",
+        "supports": "; ".join(describe(s, L) for s in model.supports) or "none",
+        "extensions": "; ".join(describe(e, L) for e in model.extensions) or "none",
         "loads": ", ".join(type(ld).__name__ for ld in model.loads) or "none",
         "kind": ("quasi-static" if model.quasistatic else "dynamic")
                 + f", evaluation {model.evaluation}",
         "step": f"h = {integrator.h_nominal!r}",
-        "settings": _describe(integrator.settings, L),
+        "settings": describe(integrator.settings, L),
         "version": f"fxrod {fxrod.__version__}",
     }
 
@@ -250,9 +255,8 @@ def _read(p: Path) -> dict | str:
     try:
         with np.load(p, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
-        missing = [k for k in REQUIRED if k not in data]
-        if missing:
-            return f"not an fxrod checkpoint (no {', '.join(missing)})"
+        if "scalars" not in data:
+            return "not an fxrod checkpoint (no scalars)"
         data["scalars"] = json.loads(str(data["scalars"]))
     except Exception as e:  # noqa: BLE001  (zip, npy, JSON and OS errors alike)
         prev = previous_path(p)
@@ -291,10 +295,66 @@ def load(path, model, fingerprint: dict | None = None) -> dict:
     scalars = data["scalars"]
     if fingerprint is not None:
         compare(scalars.get("fingerprint", {}), fingerprint, p)
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise CheckpointError(p, f"not a checkpoint of a rod model (no {', '.join(missing)})")
     try:
         _restore(data, model, scalars)
     except ValueError as e:
         raise CheckpointError(p, str(e)) from None
+    scalars["arrays"] = {k.removeprefix("array_"): v for k, v in data.items()
+                         if k.startswith("array_")}
+    return scalars
+
+
+def companion_fingerprint(items: dict[str, str]) -> dict[str, str]:
+    """The fingerprint of a companion run (ANCF, Hamel): its own readable ``items`` (mesh,
+    geometry, section, supports, kind, step, settings, ...) and the fxrod version."""
+    import fxrod
+
+    return {**items, "version": f"fxrod {fxrod.__version__}"}
+
+
+def save_arrays(path, comm, scalars: dict, arrays: dict) -> Path | None:
+    """Write a companion run's state (collective): the JSON-serialisable ``scalars`` (with
+    its ``"fingerprint"``) and the ``arrays``, which every rank of ``comm`` holds alike; rank
+    0 writes ``path`` atomically and keeps the checkpoint that was there as
+    :func:`previous_path`.
+
+    Raises
+    ------
+    fxrod.errors.OutputError
+        On every rank, if rank 0 cannot write the file (nothing temporary is left; the
+        previous checkpoints stay as they were).
+    """
+    err, p = None, Path(path)
+    if comm.rank == 0:
+        payload = {"scalars": np.array(json.dumps(plain(scalars)))}
+        payload.update({f"array_{k}": np.asarray(v) for k, v in arrays.items()})
+        err = _write_atomic(p, payload)
+    err = comm.bcast(err, root=0) if comm.size > 1 else err
+    if err is not None:
+        raise OutputError(p, err)
+    return p if comm.rank == 0 else None
+
+
+def load_arrays(path, comm, fingerprint: dict) -> dict:
+    """Read a checkpoint of :func:`save_arrays` (collective: rank 0 reads, every rank gets
+    it); return its scalars with the arrays under ``"arrays"``.
+
+    Raises
+    ------
+    fxrod.errors.CheckpointError
+        If the file is missing, truncated, corrupt or of another problem (its fingerprint
+        differs from ``fingerprint``); one line naming the file.
+    """
+    p = Path(path)
+    data = _read(p) if comm.rank == 0 else None
+    data = comm.bcast(data, root=0) if comm.size > 1 else data
+    if isinstance(data, str):
+        raise CheckpointError(p, data)
+    scalars = data["scalars"]
+    compare(scalars.get("fingerprint", {}), fingerprint, p)
     scalars["arrays"] = {k.removeprefix("array_"): v for k, v in data.items()
                          if k.startswith("array_")}
     return scalars

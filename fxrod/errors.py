@@ -43,6 +43,10 @@ class ParameterError(ValueError):
         self.allowed = allowed
         super().__init__(f"invalid {name} = {_shown(value)}: must be {allowed}")
 
+    def __reduce__(self):
+        # picklable (sent between MPI ranks) with the constructor's own arguments
+        return type(self), (self.name, self.value, self.allowed)
+
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be restarted: missing, truncated, corrupt, or written by
@@ -52,6 +56,9 @@ class CheckpointError(ValueError):
         self.path = str(path)
         self.problem = problem
         super().__init__(f"restart from {self.path}: {problem}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.problem)
 
 
 class OutputError(OSError):
@@ -68,6 +75,11 @@ class OutputError(OSError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+    def __reduce__(self):
+        e = self.error
+        error = (e.strerror or str(e)) if isinstance(e, OSError) else str(e)
+        return type(self), (self.path, error, self.kept)
 
     def with_kept(self, kept: str) -> OutputError:
         """The same error with the note of what was kept (e.g. the last checkpoint)."""
@@ -91,10 +103,14 @@ class ConvergenceError(RuntimeError):
         self.t = t
         self.h = h
         self.reason = reason
+        self.detail = detail
         msg = f"step from t = {t:.6g} with h = {h:.6g} did not converge: {reason}"
         if detail:
             msg += f" ({detail})"
         super().__init__(msg)
+
+    def __reduce__(self):
+        return type(self), (self.t, self.h, self.reason, self.detail)
 
 
 def check_finite(name: str, value: float) -> float:

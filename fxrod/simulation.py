@@ -43,6 +43,9 @@ class Interrupted(RuntimeError):
         super().__init__(f"stopped by signal {signum} after the step ending at t = {t:.6g}; "
                          "files closed, restart from the checkpoint to continue")
 
+    def __reduce__(self):
+        return type(self), (self.signum, self.t)
+
 
 class Progress:
     """One-line progress display (rank 0, only on a terminal unless forced)."""

@@ -19,17 +19,22 @@ import numpy as np
 import pytest
 
 from fxrod import checkpoint
-from fxrod.cases import CASES
-from fxrod.errors import CheckpointError, OutputError, ParameterError
+from fxrod.ancf import CentralDifference
+from fxrod.cases import CASES, RUN_CONTROL
+from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
 from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
+from fxrod.hamel import HamelBeam
 from fxrod.integrators import Integrator
 from fxrod.io import CSVWriter, read_csv
 from fxrod.paraview import PVDWriter
 from fxrod.simulation import Interrupted, Simulation
 from tests.conftest import ROOT, run_mpi
 
+#: The companion cases, with their own steppers (ANCF central difference, Hamel lattice).
+COMPANIONS = ("ancf-graded-cantilever", "hamel-free-beam")
 #: The cases stepped by the Integrator (checkpoint, restart, adaptive options).
-STEPPED = [n for n, c in CASES.items() if any(o.name == "restart" for o in c.options)]
+STEPPED = [n for n, c in CASES.items()
+           if any(o.name == "restart" for o in c.options) and n not in COMPANIONS]
 
 
 def _leftovers(d: Path) -> list[Path]:
@@ -64,6 +69,8 @@ def test_every_integrator_case_has_the_run_control():
     assert set(STEPPED) >= {"flying-spaghetti", "cantilever-vibration",
                             "quasistatic-cantilever", "soft-arm", "tendon-hook", "bend45",
                             "helix-spring"}
+    for name in COMPANIONS:
+        assert {o.name for o in CASES[name].options} >= {o.name for o in RUN_CONTROL}
 
 
 @pytest.mark.parametrize("name", STEPPED)
@@ -290,3 +297,187 @@ def test_directory_made_read_only_mid_run(tmp_path, monkeypatch):
         out.chmod(0o755)
     assert _complete_rows(out / "fs.csv") == 5
     assert not _leftovers(tmp_path)
+
+
+# ------------------------------------------------------------------ the companion cases
+#: Short variants of the companion cases (a few seconds each): options and the stepper
+#: whose steps the SIGTERM is counted in.
+COMPANION_RUNS = {
+    "ancf-graded-cantilever": ({"n_elements": 4, "t_end": 0.004}, CentralDifference),
+    "hamel-free-beam": ({"t_end": 0.05, "every": 3}, HamelBeam),
+}
+
+
+def _count_steps(monkeypatch, stepper, at: int | None = None) -> dict:
+    """Count the steps of ``stepper``; send SIGTERM to this process during step ``at``."""
+    step = stepper.step
+    count = {"n": 0}
+
+    def wrapped(self, *a, **k):
+        count["n"] += 1
+        if count["n"] == at:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(stepper, "step", wrapped)
+    return count
+
+
+def _same_files(a: Path, b: Path) -> None:
+    """Every CSV, ParaView collection and frame of ``a`` is byte-equal in ``b``."""
+    files = [f for f in sorted(a.rglob("*")) if f.suffix in (".csv", ".pvd", ".vtu")]
+    assert files
+    for f in files:
+        assert (b / f.relative_to(a)).read_bytes() == f.read_bytes(), f.name
+
+
+@pytest.mark.parametrize("name", COMPANIONS)
+def test_companion_sigterm_at_a_random_step_then_restart_equals_the_uninterrupted_run(
+        tmp_path, monkeypatch, name):
+    case = CASES[name]
+    opts, stepper = COMPANION_RUNS[name]
+    with monkeypatch.context() as m:
+        count = _count_steps(m, stepper)
+        full = case.run(tmp_path / "full", pictures=False, **opts)
+    k = random.Random(name).randrange(3, count["n"] - 1)   # a reproducible random step
+    with monkeypatch.context() as m:
+        _count_steps(m, stepper, at=k)
+        with pytest.raises(Interrupted) as ei:
+            case.run(tmp_path / "cut", pictures=False, checkpoint_every=5, **opts)
+    assert ei.value.signum == signal.SIGTERM
+    assert list((tmp_path / "cut").glob("*_checkpoint.npz"))
+    resumed = case.run(tmp_path / "cut", pictures=False, checkpoint_every=5,
+                       restart=str(tmp_path / "cut"), **opts)
+    _same_files(tmp_path / "full", tmp_path / "cut")
+    assert resumed.summary == full.summary
+    assert resumed.text == full.text.replace(str(tmp_path / "full"), str(tmp_path / "cut"))
+    assert not _leftovers(tmp_path)
+
+
+def test_companion_checkpoint_of_another_problem_is_one_line(tmp_path):
+    """Another time step (Hamel), another mesh (ANCF), another case: one line naming it."""
+    hamel, ancf = CASES["hamel-free-beam"], CASES["ancf-graded-cantilever"]
+    hamel.run(tmp_path / "h", pictures=False, t_end=0.01, checkpoint_every=10)
+    with pytest.raises(CheckpointError) as ei:
+        hamel.run(tmp_path / "x", pictures=False, h=2e-4, t_end=0.01, restart=tmp_path / "h")
+    assert "\n" not in str(ei.value) and "step differs" in str(ei.value)
+    with pytest.raises(CheckpointError, match="settings differs"):   # adaptive or not
+        hamel.run(tmp_path / "x", pictures=False, t_end=0.01, adaptive=True,
+                  restart=tmp_path / "h")
+    with pytest.raises(CheckpointError, match="no checkpoint ancf_graded_cantilever_lam0_n1"):
+        ancf.run(tmp_path / "x", pictures=False, restart=tmp_path / "h")
+    with pytest.raises(CheckpointError, match="another problem: mesh differs"):
+        ancf.run(tmp_path / "x", pictures=False,
+                 restart=tmp_path / "h" / "hamel_free_beam_checkpoint.npz")
+    ancf.run(tmp_path / "a", pictures=False, n_elements=4, t_end=0.002, checkpoint_every=50)
+    with pytest.raises(CheckpointError) as ei:
+        ancf.run(tmp_path / "x", pictures=False, n_elements=5, t_end=0.002,
+                 restart=tmp_path / "a")
+    msg = str(ei.value)
+    assert "\n" not in msg and "mesh differs" in msg and "4 elements" in msg
+
+
+def test_companion_cli_restart_errors_exit_2(tmp_path):
+    """As a user: a corrupt Hamel checkpoint and another step give one line and exit 2; the
+    previous checkpoint (step 150 of 201) restarts to the uninterrupted result."""
+    base = [sys.executable, "-m", "fxrod", "run", "hamel-free-beam", "--no-pictures",
+            "--quiet", "--t-end", "0.02"]
+    ref = subprocess.run(base + ["--out", str(tmp_path / "ref")], capture_output=True,
+                         text=True, cwd=ROOT, timeout=300)
+    assert ref.returncode == 0, ref.stderr
+    cut = tmp_path / "cut"
+    CASES["hamel-free-beam"].run(cut, pictures=False, t_end=0.02, checkpoint_every=75)
+    newest = cut / "hamel_free_beam_checkpoint.npz"
+    newest.write_bytes(newest.read_bytes()[:300])
+    prev = checkpoint.previous_path(newest)
+    for argv, expect in ((["--restart", str(cut)], "truncated or corrupt"),
+                         (["--restart", str(prev), "--h", "5e-5"], "step differs")):
+        q = subprocess.run(base + argv + ["--out", str(tmp_path / "x")], capture_output=True,
+                           text=True, cwd=ROOT, timeout=300)
+        assert q.returncode == 2, q.stderr
+        assert q.stderr.count("\n") == 1 and expect in q.stderr, q.stderr
+        assert "Traceback" not in q.stderr
+    ok = subprocess.run(base + ["--out", str(cut), "--restart", str(prev)],
+                        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    _same_files(tmp_path / "ref", cut)
+
+
+def test_ancf_adaptive_is_refused_naming_the_stable_step(tmp_path):
+    with pytest.raises(ParameterError, match="adaptive.*0.9 h_critical.*2/omega_max"):
+        CASES["ancf-graded-cantilever"].run(tmp_path, adaptive=True)
+    assert not list(tmp_path.iterdir())          # refused before anything was computed
+
+
+def test_hamel_adaptive_halves_a_failing_step_and_keeps_jd_exact(monkeypatch):
+    """A node-wise solve that fails once at t = 5 h: the adaptive run retries with h/2,
+    regrows to h after grow_after = 3 steps, lands on t_end; J_d stays conserved to
+    round-off (theory §H5: the stress terms telescope for any step size) and equals
+    theory §H7's J_d(0). Without --adaptive the failure ends the run."""
+    from fxrod.cases import hamel_free_beam as case
+
+    solve = HamelBeam._solve
+    failed = []
+
+    def flaky(self, b, h):
+        if self.n == 5 and not failed:
+            failed.append(h)
+            raise ConvergenceError(self.t, h, "DIVERGED_MAX_IT", "injected")
+        return solve(self, b, h)
+
+    monkeypatch.setattr(HamelBeam, "_solve", flaky)
+    with pytest.raises(ConvergenceError, match="injected"):
+        case.run_beam(case.problem(1e-4), 0.002, None)
+    failed.clear()
+    beam = case.problem(1e-4, adaptive=True)
+    hist, _ = case.run_beam(beam, 0.002, None)
+    t = hist.column("t")
+    steps = np.diff(t)
+    assert failed == [1e-4]
+    np.testing.assert_allclose(steps[:5], 1e-4, rtol=1e-12)
+    np.testing.assert_allclose(steps[5:8], 5e-5, rtol=1e-12)    # halved, 3 successes
+    np.testing.assert_allclose(steps[8:-1], 1e-4, rtol=1e-9)    # regrown
+    assert steps[-1] == pytest.approx(5e-5, rel=1e-9)          # landing on t_end
+    assert t[-1] == pytest.approx(0.002, abs=1e-15) and len(t) == 23
+    Jd = np.column_stack([hist.column(f"Jd_{k}") for k in range(1, 7)])
+    assert np.abs(Jd - Jd[0]).max() <= 1e-11 * np.abs(Jd[0]).max()
+    np.testing.assert_allclose(Jd[0], case.JD0_THEORY, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.mpi
+def test_companions_two_rank_checkpoints_restart_serially(tmp_path):
+    """Checkpoints written on 2 ranks restart on 1: Hamel from the older (inner) checkpoint
+    to the serial run's files byte for byte (every rank steps the whole lattice alike);
+    ANCF from the per-grading checkpoints (each grading ran serially on its rank)."""
+    run_mpi(["demos/hamel_free_beam.py", "--no-pictures", "--quiet", "--t-end", "0.02",
+             "--checkpoint-every", "75", "--out", str(tmp_path / "h")])
+    prev = checkpoint.previous_path(tmp_path / "h" / "hamel_free_beam_checkpoint.npz")
+    hamel = CASES["hamel-free-beam"]
+    hamel.run(tmp_path / "hs", pictures=False, t_end=0.02)
+    hamel.run(tmp_path / "h", pictures=False, t_end=0.02, restart=str(prev))
+    _same_files(tmp_path / "hs", tmp_path / "h")
+    opts = ["--n-elements", "4", "--t-end", "0.004"]
+    run_mpi(["demos/ancf_graded_cantilever.py", "--no-pictures", "--quiet", *opts,
+             "--checkpoint-every", "40", "--out", str(tmp_path / "a")])
+    assert len(list((tmp_path / "a").glob("*_checkpoint.npz"))) == 5
+    ancf = CASES["ancf-graded-cantilever"]
+    ancf.run(tmp_path / "as", pictures=False, n_elements=4, t_end=0.004)
+    ancf.run(tmp_path / "a", pictures=False, n_elements=4, t_end=0.004,
+             restart=str(tmp_path / "a"))
+    for f in ("ancf_graded_cantilever.csv", "ancf_graded_cantilever_release.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "as" / f).read_bytes(), f
+
+
+def test_errors_survive_pickling():
+    """fxrod's exceptions travel between MPI ranks (pickled by mpi4py) unchanged."""
+    import pickle
+
+    from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
+    from fxrod.simulation import Interrupted
+
+    for e in (ParameterError("h", -1.0, "> 0"), CheckpointError("x.npz", "truncated"),
+              OutputError("a.csv", OSError(28, "No space left on device"), "kept"),
+              ConvergenceError(1.0, 0.1, "DIVERGED_MAX_IT", "12 Newton iterations"),
+              Interrupted(15, 2.0)):
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and str(back) == str(e)

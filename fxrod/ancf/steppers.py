@@ -316,6 +316,47 @@ class CentralDifference:
         T = 0.5 * float(v @ self._Mdense @ v)
         return T, self.beam.strain_energy(q), self.beam.external_work(q)
 
+    def steps(self, t_end: float) -> int:
+        """Number of steps of :meth:`run` over ``t_end`` [s] (the nearest whole number if
+        ``t_end / h`` is one to 1e-9, else rounded up)."""
+        return _n_steps(check_positive("t_end", t_end), self.h)
+
+    def step(self, history: History | None = None, n: int = 0) -> None:
+        """Advance one step of size ``h``; append the row of the current time to
+        ``history`` (if given) before stepping. ``n`` numbers the step in messages.
+
+        Raises
+        ------
+        InstabilityError
+            If the displacements become non-finite or exceed ``blowup * L`` (the state is
+            left at the last finite step).
+        """
+        beam, h = self.beam, self.h
+        q_next = 2.0 * self.q - self.q_prev + h**2 * self.acceleration(self.q)
+        if history is not None:
+            T, U, W = self._energy(self.q_prev, self.q, q_next)
+            _record(history, self.t, beam.tip(self.q), T, U, W, 0)
+        if (not np.all(np.isfinite(q_next))
+                or np.max(np.abs(q_next - beam.q_ref)) > self.blowup * beam.L):
+            raise InstabilityError(
+                self.t, h, "central difference diverged",
+                f"step {n}, h/h_critical = {h / self.h_critical:.4g}")
+        self.q_prev, self.q = self.q, q_next
+        self.t += h
+
+    def get_state(self) -> dict[str, np.ndarray | float]:
+        """``t`` [s], ``q`` and ``q_prev`` (copies): :meth:`set_state` continues exactly."""
+        return {"t": self.t, "q": self.q.copy(), "q_prev": self.q_prev.copy()}
+
+    def set_state(self, st: dict) -> None:
+        """Restore a state of :meth:`get_state` (of the same beam and step)."""
+        q, q_prev = (np.array(st[k], dtype=float) for k in ("q", "q_prev"))
+        if q.shape != self.q.shape or q_prev.shape != self.q.shape:
+            raise ParameterError("state", f"q of shape {q.shape}",
+                                 f"q and q_prev of shape {self.q.shape}")
+        self.t, self.q, self.q_prev = float(st["t"]), q, q_prev
+        self.beam.set_state(q)
+
     def run(self, t_end: float, record_every: int = 1,
             history: History | None = None) -> History:
         """Advance to ``self.t + t_end`` [s], recording every ``record_every`` steps.
@@ -327,23 +368,11 @@ class CentralDifference:
         InstabilityError
             If the displacements become non-finite or exceed ``blowup * L``.
         """
-        t_end = check_positive("t_end", t_end)
         record_every = check_int_min("record_every", record_every, 1)
         hist = History() if history is None else history
-        beam, h = self.beam, self.h
-        limit = self.blowup * beam.L
-        for n in range(_n_steps(t_end, h)):
-            q_next = 2.0 * self.q - self.q_prev + h**2 * self.acceleration(self.q)
-            if n % record_every == 0:
-                T, U, W = self._energy(self.q_prev, self.q, q_next)
-                _record(hist, self.t, beam.tip(self.q), T, U, W, 0)
-            if not np.all(np.isfinite(q_next)) or np.max(np.abs(q_next - beam.q_ref)) > limit:
-                raise InstabilityError(
-                    self.t, h, "central difference diverged",
-                    f"step {n}, h/h_critical = {h / self.h_critical:.4g}")
-            self.q_prev, self.q = self.q, q_next
-            self.t += h
-        beam.set_state(self.q)
+        for n in range(self.steps(t_end)):
+            self.step(hist if n % record_every == 0 else None, n)
+        self.beam.set_state(self.q)
         return hist
 
 

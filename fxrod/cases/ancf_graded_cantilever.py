@@ -38,10 +38,21 @@ from fxrod.ancf import (
     solve_static,
 )
 from fxrod.ancf import linear_beam as lb
-from fxrod.cases import Case, Option, Result
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import wrote
+from fxrod.cases.stepping import (
+    Checkpoints,
+    pack_history,
+    raise_shared,
+    restart_file,
+    unpack_history,
+)
+from fxrod.checkpoint import companion_fingerprint, describe
+from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
+from fxrod.history import History
 from fxrod.io import CSVWriter, prepare_output_dir
 from fxrod.paraview import PVDWriter
+from fxrod.simulation import Interrupted
 
 NAME = "ancf_graded_cantilever"
 #: The gradings ``(lam, n)`` (``n = 1`` for the uniform beam, where it is moot).
@@ -61,11 +72,16 @@ SERIES = ["t", "lam", "n", "kinetic", "strain_energy", "H", "external_work", "di
 OPTIONS = (
     Option("n_elements", 40, "-", "elements of the statics and the modes", bounds="[1, inf)"),
     Option("t_end", 0.5, "s", "length of the explicit releases", bounds="(0, inf)"),
+    *RUN_CONTROL,
 )
 
 
-def run_grading(lam: float, n: float, n_elements: int, t_end: float) -> dict:
-    """Static, modal and explicit-dynamic results of one grading (serial, COMM_SELF)."""
+def run_grading(lam: float, n: float, n_elements: int, t_end: float,
+                checkpoint_every: int = 0, restart: Path | None = None,
+                directory: Path | None = None) -> dict:
+    """Static, modal and explicit-dynamic results of one grading (serial, COMM_SELF); the
+    release checkpointed into ``directory`` and restarted from ``restart`` (see
+    :func:`release`)."""
     props = blog_beam(lam, n)
     beam = ANCFBeam(props, n_elements, gravity=(0.0, -GRAVITY))
     omega_1 = float(eigenfrequencies(beam, 1)[0])
@@ -83,29 +99,121 @@ def run_grading(lam: float, n: float, n_elements: int, t_end: float) -> dict:
     }
     out["rel_gap_tip"] = out["tip_deflection"] / out["tip_deflection_linear"] - 1.0
     out["rel_gap_omega"] = out["omega_1"] / out["omega_1_linear"] - 1.0
-    dyn = ANCFBeam(props, N_ELEMENTS_DYNAMIC, gravity=(0.0, -GRAVITY))
-    cd = CentralDifference(dyn, safety=0.9)
-    every = max(1, int(np.ceil(t_end / cd.h)) // 2000)
-    frames, frame_t = [], []
-    hist = None
-    for _ in range(N_FRAMES):  # run in chunks to keep snapshots
-        frames.append(dyn.centreline(cd.q, per_element=4))
-        frame_t.append(cd.t)
-        hist = cd.run(t_end / N_FRAMES, record_every=every, history=hist)
-    frames.append(dyn.centreline(cd.q, per_element=4))
-    frame_t.append(cd.t)
-    out.update({
-        "dt": cd.h, "dt_critical": cd.h_critical, "energy_error": relative_energy_error(hist),
-        "history": hist, "balance": energy_balance(hist), "frames": frames, "frame_t": frame_t,
-    })
+    out.update(release(lam, n, n_elements, t_end, checkpoint_every, restart, directory))
     return out
 
 
-def run_all(n_elements: int, t_end: float, comm=MPI.COMM_WORLD) -> list[dict]:
+def fingerprint(props, n_elements: int, t_end: float) -> dict[str, str]:
+    """What identifies the release of one grading in a checkpoint."""
+    return companion_fingerprint({
+        "mesh": f"{n_elements} elements (statics, modes), {N_ELEMENTS_DYNAMIC} elements "
+                "(release)",
+        "geometry": f"straight L = {props.L!r} m",
+        "section": describe(props, props.L),
+        "supports": "clamped at x = 0",
+        "loads": f"gravity {GRAVITY!r} m/s^2",
+        "kind": "ANCF, explicit central difference from the straight state at rest",
+        "step": f"h = 0.9 h_critical, t_end = {t_end!r} s in {N_FRAMES} chunks",
+    })
+
+
+def release(lam: float, n: float, n_elements: int, t_end: float, checkpoint_every: int = 0,
+            restart: Path | None = None, out: Path | None = None) -> dict:
+    """The release of grading ``(lam, n)`` from the straight state under gravity: explicit central
+    difference at 0.9 of the SLEPc stability limit over ``t_end`` [s] in :data:`N_FRAMES`
+    chunks (a snapshot at each chunk's start and at the end), every ``every``-th step
+    recorded. Checkpoints ``DIR/<label>_checkpoint.npz`` (:func:`label`) every
+    ``checkpoint_every`` steps into ``out``; ``restart``: continue from that checkpoint
+    (the stored step and stability limit are used, so the steps are bitwise those of an
+    uninterrupted run)."""
+    props = blog_beam(lam, n)
+    dyn = ANCFBeam(props, N_ELEMENTS_DYNAMIC, gravity=(0.0, -GRAVITY))
+    ck = Checkpoints(out, label(lam, n), MPI.COMM_SELF, fingerprint(props, n_elements, t_end),
+                     checkpoint_every)
+    st = None if restart is None else ck.restore(restart)
+    cd = CentralDifference(dyn, safety=0.9,
+                           h_critical=None if st is None else st["h_critical"])
+    every = max(1, int(np.ceil(t_end / cd.h)) // 2000)
+    per_chunk = cd.steps(t_end / N_FRAMES)
+    hist, frames, frame_t, start = History(), [], [], 0
+    if st is not None:
+        arrays = st["arrays"]
+        cd.set_state({**arrays, "t": st["t"]})
+        hist = unpack_history(st["history"], arrays["rows"])
+        frames, frame_t, start = list(arrays["frames"]), list(st["frame_t"]), st["step"]
+
+    def state() -> tuple[dict, dict]:
+        columns, rows = pack_history(hist)
+        return ({"h_critical": cd.h_critical, "t": cd.t, "frame_t": frame_t,
+                 "history": columns},
+                {"q": cd.q, "q_prev": cd.q_prev, "rows": rows, "frames": np.array(frames)})
+
+    with ck:
+        for i in range(start, N_FRAMES * per_chunk):  # in chunks to keep snapshots
+            n = i % per_chunk
+            if n == 0:
+                frames.append(dyn.centreline(cd.q, per_element=4))
+                frame_t.append(cd.t)
+            try:
+                cd.step(hist if n % every == 0 else None, n)
+            except ConvergenceError:
+                ck.failed(i, state)
+                raise
+            ck.after_step(i + 1, cd.t, state)
+        ck.finish(N_FRAMES * per_chunk, state)
+    dyn.set_state(cd.q)
+    frames.append(dyn.centreline(cd.q, per_element=4))
+    frame_t.append(cd.t)
+    return {"dt": cd.h, "dt_critical": cd.h_critical, "energy_error": relative_energy_error(hist),
+            "history": hist, "balance": energy_balance(hist), "frames": frames,
+            "frame_t": frame_t}
+
+
+def label(lam: float, n: float) -> str:
+    """Base name of the checkpoint of a grading, ``ancf_graded_cantilever_lam0.3_n2``."""
+    return f"{NAME}_lam{lam:g}_n{n:g}"
+
+
+def run_all(n_elements: int, t_end: float, comm=MPI.COMM_WORLD, *, adaptive: bool = False,
+            checkpoint_every: int = 0, restart: str | Path | None = None,
+            out: Path | None = None) -> list[dict]:
     """Every grading, dealt round-robin to the ranks of ``comm``; the results in
-    :data:`GRADINGS` order on rank 0 (empty elsewhere)."""
-    mine = [run_grading(lam, n, n_elements, t_end)
-            for i, (lam, n) in enumerate(GRADINGS) if i % comm.size == comm.rank]
+    :data:`GRADINGS` order on rank 0 (empty elsewhere).
+
+    Each rank checkpoints the releases of its gradings into ``out`` every
+    ``checkpoint_every`` steps (one file per grading, so a restart works with any number of
+    ranks) and restarts each from its checkpoint in ``restart`` (a grading without one
+    starts afresh). A rank stopped by a signal, a failed write or step, or a refused
+    checkpoint stops the others after their current grading: the error is raised on every
+    rank.
+
+    Raises
+    ------
+    fxrod.errors.ParameterError
+        If ``adaptive`` is true: the explicit central difference has no step to halve (its
+        step is 0.9 of the stability limit, stable throughout), or if ``checkpoint_every``
+        or ``restart`` come without ``out``.
+    """
+    if adaptive:
+        raise ParameterError("adaptive", adaptive, "false: the explicit central difference "
+                             "runs at the fixed step h = 0.9 h_critical, h_critical = "
+                             "2/omega_max from SLEPc (dt_critical in the CSV); a larger step "
+                             "is unstable, a smaller one is never needed")
+    if (checkpoint_every or restart is not None) and out is None:
+        raise ParameterError("out_dir", None, "a directory when checkpointing/restarting")
+    if checkpoint_every:
+        prepare_output_dir(out, comm)
+    names = [label(lam, n) for lam, n in GRADINGS]
+    mine, err = [], None
+    for i, (lam, n) in enumerate(GRADINGS):
+        if i % comm.size != comm.rank or err is not None:
+            continue
+        try:
+            mine.append(run_grading(lam, n, n_elements, t_end, checkpoint_every,
+                                    restart_file(restart, names[i], names), out))
+        except (Interrupted, OutputError, CheckpointError, ConvergenceError) as e:
+            err = e
+    raise_shared(err, comm)
     gathered = comm.gather(mine, root=0)
     if comm.rank != 0:
         return []
@@ -238,12 +346,13 @@ def finish(results: list[dict], out: Path | None, pictures: bool = True,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
-        t_end: float, comm=None) -> Result:
+        t_end: float, comm=None, **control) -> Result:
     """Run every grading and post-process (the options of :data:`OPTIONS`; ``quiet`` has
     no effect: there is no progress bar), the gradings dealt to the ranks of ``comm``
-    (None: ``MPI.COMM_WORLD``)."""
+    (None: ``MPI.COMM_WORLD``); ``control``: the :data:`fxrod.cases.RUN_CONTROL` values
+    (see :func:`run_all`)."""
     comm = MPI.COMM_WORLD if comm is None else comm
-    return finish(run_all(n_elements, t_end, comm), out, pictures, comm)
+    return finish(run_all(n_elements, t_end, comm, out=out, **control), out, pictures, comm)
 
 
 CASE = Case("ancf-graded-cantilever", "planar ANCF beam with axially graded stiffness under "

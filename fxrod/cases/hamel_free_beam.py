@@ -18,17 +18,21 @@ fail unless J_d is conserved to 1e-11 and J_d(0) equals :data:`JD0_THEORY`.
 
 from __future__ import annotations
 
+import hashlib
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 from mpi4py import MPI
 
-from fxrod.cases import Case, Option, Result
+from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import wrote
-from fxrod.hamel import Frames, HamelBeam, example2, series
-from fxrod.hamel import run as run_lattice
+from fxrod.cases.stepping import Checkpoints, pack_history, unpack_history
+from fxrod.checkpoint import companion_fingerprint, describe
+from fxrod.errors import ConvergenceError
+from fxrod.hamel import Frames, HamelBeam, StepControl, default_settings, example2, series
 from fxrod.history import History
-from fxrod.io import CSVWriter, prepare_output_dir
+from fxrod.io import CSVWriter, prepare_output_dir, truncate_csv
 from fxrod.paraview import PVDWriter
 
 NAME = "hamel_free_beam"
@@ -52,28 +56,98 @@ OPTIONS = (
     Option("h", 1e-4, "s", "time step", bounds="(0, inf)"),
     Option("t_end", 1.0, "s", "end time", bounds="(0, inf)"),
     Option("every", 10, "-", "write every N-th step to the CSV", bounds="[1, inf)"),
+    *RUN_CONTROL,
 )
 
 
+def problem(h: float, adaptive: bool = False) -> HamelBeam:
+    """Example 2 with the time step ``h`` [s]; ``adaptive`` halves failing steps
+    (:class:`fxrod.hamel.StepControl`)."""
+    return example2(h, settings=default_settings(adaptive=adaptive) if adaptive else None)
+
+
+def fingerprint(beam: HamelBeam) -> dict[str, str]:
+    """What identifies the run of ``beam`` (at its initial state) in a checkpoint."""
+    initial = np.concatenate([beam.configuration.ravel(), beam.velocity.x.array])
+    digest = hashlib.sha256(np.round(initial, 12).tobytes()).hexdigest()[:16]
+    return companion_fingerprint({
+        "mesh": f"{beam.n_elements} elements",
+        "geometry": f"straight L = {beam.length!r} m along E2, {beam.weights_kind} weights, "
+                    f"strain update {beam.strain_update}; initial state digest {digest}",
+        "section": describe(beam.section, beam.length),
+        "supports": f"ends {beam.ends[0]}, {beam.ends[1]}",
+        "kind": "Hamel field variational integrator",
+        "step": f"h = {beam.h!r}",
+        "settings": describe(beam.settings, beam.length),
+    })
+
+
 def run_beam(beam: HamelBeam, t_end: float, out: Path | None, every: int = 10,
-             comm=MPI.COMM_WORLD) -> tuple[History, Frames]:
+             comm=MPI.COMM_WORLD, *, checkpoint_every: int = 0,
+             restart: str | Path | None = None) -> tuple[History, Frames]:
     """Advance ``beam`` to ``t_end`` [s]: every level up to and including ``t_end``
     diagnosed (the history), every ``every``-th and the last written to the CSV (rank 0),
     9 snapshots kept. The diagnostics of a level need the step that leaves it, so the beam
-    takes one step beyond ``t_end`` to write its final state."""
+    takes one step beyond ``t_end`` to write its final state. ``t_end`` is rounded to a
+    whole number of steps ``h``; adaptive steps (``beam.settings.adaptive``) land on it.
+
+    Checkpoints ``DIR/hamel_free_beam_checkpoint.npz`` every ``checkpoint_every`` steps, at
+    the end, on a failed step and on SIGINT/SIGTERM (then :class:`Interrupted` is raised);
+    ``restart``: continue from such a checkpoint (a directory or file), the CSV cut back to
+    its rows, bitwise as the uninterrupted run (:mod:`fxrod.cases.stepping`)."""
     n_steps = int(round(t_end / beam.h))
+    t_last = n_steps * beam.h
+    eps = 1e-12 * max(1.0, t_last)
     frames = Frames(every=max(1, n_steps // 8))
-    if out is None:
-        hist = run_lattice(beam, n_steps + 1, frames=frames)
-    else:
-        with CSVWriter(prepare_output_dir(out, comm) / f"{NAME}.csv", COLUMNS, comm) as csv:
+    control = StepControl(beam)
+    ck = Checkpoints(out, NAME, comm, fingerprint(beam), checkpoint_every)
+    hist, at = History(), {"k": 0, "csv_rows": 0, "done": False}
+    if restart is not None:
+        st = ck.restore(restart)
+        arrays = st["arrays"]
+        beam.set_state(st["beam"] | {k: arrays[k] for k in ("R", "phi", "Y", "p_prev", "zeta")})
+        control.set_state(st["control"])
+        hist = unpack_history(st["history"], arrays["rows"])
+        frames.t = list(st["frame_t"])
+        frames.positions, frames.rotations = list(arrays["frame_x"]), list(arrays["frame_R"])
+        at = {k: st[k] for k in at}
 
-            def write(row: dict[str, float]) -> None:
-                level = round(row["t"] / beam.h)
-                if level % every == 0 or level == n_steps:
-                    csv.write(row)
+    def state() -> tuple[dict, dict]:
+        b = beam.get_state()
+        columns, rows = pack_history(hist)
+        return ({"beam": {k: b[k] for k in ("n", "t_base", "n_base", "T_prev")},
+                 "control": control.get_state(), "history": columns, "frame_t": frames.t,
+                 **at},
+                {**{k: b[k] for k in ("R", "phi", "Y", "p_prev", "zeta")}, "rows": rows,
+                 "frame_x": np.array(frames.positions), "frame_R": np.array(frames.rotations)})
 
-            hist = run_lattice(beam, n_steps + 1, frames=frames, callback=write)
+    csv = None
+    if out is not None:
+        path = prepare_output_dir(out, comm) / f"{NAME}.csv"
+        if restart is not None and comm.rank == 0:
+            truncate_csv(path, at["csv_rows"])
+        csv = CSVWriter(path, COLUMNS, comm, append=restart is not None)
+    with ck, csv or nullcontext():
+        while not at["done"]:
+            if at["k"] % frames.every == 0:
+                frames.take(beam)
+            final = beam.t >= t_last - eps        # the step that diagnoses t_end
+            try:
+                row = control.step(None if final else t_last)
+            except ConvergenceError:
+                ck.failed(at["k"], state)
+                raise
+            hist.append(row)
+            if csv is not None and (at["k"] % every == 0 or final):
+                csv.write(row)
+                at["csv_rows"] += 1
+            at["k"] += 1
+            if final:
+                frames.take(beam)
+                at["done"] = True
+                ck.finish(at["k"], state)
+            else:
+                ck.after_step(at["k"], beam.t, state)
     while frames.t[-1] > t_end + 0.5 * beam.h:       # no snapshot beyond t_end
         for seq in (frames.t, frames.positions, frames.rotations):
             seq.pop()
@@ -169,13 +243,16 @@ def finish(beam: HamelBeam, h: History, frames: Frames, out: Path | None,
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        every: int, comm=None) -> Result:
+        every: int, comm=None, adaptive: bool = False, checkpoint_every: int = 0,
+        restart: str | None = None) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`; ``quiet`` has no
     effect: there is no progress bar); rank 0 of ``comm`` (None: ``MPI.COMM_WORLD``)
-    writes."""
+    writes; ``adaptive``, ``checkpoint_every``, ``restart``: :data:`fxrod.cases.RUN_CONTROL`
+    (see :func:`run_beam`)."""
     comm = MPI.COMM_WORLD if comm is None else comm
-    beam = example2(h)
-    hist, frames = run_beam(beam, t_end, out, every, comm)
+    beam = problem(h, adaptive)
+    hist, frames = run_beam(beam, t_end, out, every, comm, checkpoint_every=checkpoint_every,
+                            restart=restart)
     return finish(beam, hist, frames, out, pictures, comm)
 
 

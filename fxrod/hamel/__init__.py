@@ -20,6 +20,7 @@ from fxrod.hamel.lattice import EPS_REF, HamelBeam, critical_time_step, default_
 from fxrod.hamel.runs import (
     VECTORS,
     Frames,
+    StepControl,
     example2,
     example2_velocity,
     run,
@@ -32,6 +33,7 @@ __all__ = [
     "EPS_REF",
     "VECTORS",
     "Frames",
+    "StepControl",
     "HamelBeam",
     "HamelSection",
     "critical_time_step",

@@ -244,6 +244,7 @@ class HamelBeam:
         K = section.K
         # Level-n state (numpy; mirrored to DOLFINx by _publish).
         self.n = 0
+        self._t_base, self._n_base = 0.0, 0   # t_n = t_base + (n - n_base) h (no drift)
         self._Y = self._strain_logs(self._R, self._phi)
         self._check_strain_angles()
         self._p_prev = K * zeta0  # T(-X^{n-1/2})^T K zeta^{n-1/2}; at n = 0 K zeta(0) (§H4.4)
@@ -345,8 +346,36 @@ class HamelBeam:
     # -----------------------------------------------------------------------------------------
     @property
     def t(self) -> float:
-        """Current time ``t_n = n h`` [s]."""
-        return self.n * self.h
+        """Current time ``t_n`` [s]: ``n h`` while every step had the size ``h``."""
+        return self._t_base + (self.n - self._n_base) * self.h
+
+    #: The level-n state of :meth:`get_state` (numpy arrays and numbers).
+    STATE = ("n", "t_base", "n_base", "R", "phi", "Y", "p_prev", "zeta", "T_prev")
+
+    def get_state(self) -> dict[str, np.ndarray | float | int]:
+        """The level-n state (copies): level, time origin, configuration, strain logs,
+        transported momentum, last velocity and kinetic energy; :meth:`set_state` restores
+        it exactly (a checkpoint, or a step retried with a smaller size)."""
+        return {"n": self.n, "t_base": self._t_base, "n_base": self._n_base,
+                "R": self._R.copy(), "phi": self._phi.copy(), "Y": self._Y.copy(),
+                "p_prev": self._p_prev.copy(), "zeta": self._zeta.copy(),
+                "T_prev": self._T_prev}
+
+    def set_state(self, st: dict) -> None:
+        """Restore a state of :meth:`get_state` (of a lattice of the same size)."""
+        n = self.n_nodes
+        shapes = {"R": (n, 3, 3), "phi": (n, 3), "Y": (n - 1, 6), "p_prev": (n, 6),
+                  "zeta": (n, 6)}
+        arrays = {k: np.array(st[k], dtype=float) for k in shapes}
+        bad = [k for k, shape in shapes.items() if arrays[k].shape != shape]
+        if bad:
+            raise ParameterError("state", f"{bad[0]} of shape {arrays[bad[0]].shape}",
+                                 f"{bad[0]} of shape {shapes[bad[0]]} ({n} nodes)")
+        self.n, self._n_base = int(st["n"]), int(st["n_base"])
+        self._t_base, self._T_prev = float(st["t_base"]), float(st["T_prev"])
+        self._R, self._phi, self._Y = arrays["R"], arrays["phi"], arrays["Y"]
+        self._p_prev, self._zeta = arrays["p_prev"], arrays["zeta"]
+        self._publish()
 
     @property
     def positions(self) -> np.ndarray:
@@ -406,7 +435,7 @@ class HamelBeam:
         """``V^n = sum_{j+1/2} dh <P gamma, gamma>/2`` [J]."""
         return mom.strain_energy(self.strains, self.section.P, self.dh)
 
-    def _solve(self, b: np.ndarray) -> tuple[np.ndarray, int]:
+    def _solve(self, b: np.ndarray, h: float) -> tuple[np.ndarray, int]:
         """Batched Newton for ``T(X)^T K X = b`` at the free nodes (theory §H4).
 
         Start ``X = K^-1 b``. The Jacobian is ``d/dX [T(X)^T K X]`` with
@@ -452,15 +481,21 @@ class HamelBeam:
             keep = ~done
             idx, prev = idx[keep], nd[keep]
         hint = (f"; h exceeds the CFL-like limit {self.h_critical:.3g} s"
-                if self.h > self.h_critical else "")
+                if h > self.h_critical else "")
         raise ConvergenceError(
-            self.t, self.h, snes_reason_name(reason),
+            self.t, h, snes_reason_name(reason),
             f"node-wise Newton: {idx.size} node(s) left after {it} iterations, e.g. node "
             f"{idx[:1].tolist()} with |X| = {np.linalg.norm(X[idx[:1]]):.3g}{hint}",
         )
 
-    def step(self) -> dict[str, float]:
-        """Advance ``n -> n+1``; return the diagnostics at level ``n`` (time ``t_n``).
+    def step(self, h: float | None = None) -> dict[str, float]:
+        """Advance ``n -> n+1`` by ``h`` [s] (default :attr:`h`); return the diagnostics
+        at level ``n`` (time ``t_n``).
+
+        A step of another size than :attr:`h` (adaptive stepping,
+        :class:`fxrod.hamel.runs.StepControl`) is the same discrete Hamel equation with that
+        ``h``: the transported momentum carries over, the stress terms still telescope, so
+        ``J_d`` stays exactly conserved.
 
         Returns
         -------
@@ -487,11 +522,12 @@ class HamelBeam:
             If a node-wise solve fails, a rotation per step reaches pi, the neighbour
             rotation exceeds 0.9 pi or the new state is not finite.
         """
-        K, h, w = self.section.K, self.h, self.w
+        K, w = self.section.K, self.w
+        h = self.h if h is None else check_positive("h", h)
         t = self.t
         F, V = self.internal_forces(), self.strain_energy()
         b = h * self._p_prev + (h * h / w)[:, None] * F  # (§H4.2)
-        X, its = self._solve(b)
+        X, its = self._solve(b, h)
         if np.any(np.linalg.norm(X[:, :3], axis=1) >= math.pi):
             raise ConvergenceError(t, h, "rotation per step reached pi",
                                    "reduce h (exp/log and T(X) are not unique there)")
@@ -524,6 +560,8 @@ class HamelBeam:
         self._p_prev = mom.transported_momentum(X, K, h)
         self._zeta = X / h
         self._T_prev = T_next
+        if h != self.h:               # the time origin of the following steps of size h
+            self._t_base, self._n_base = t + h, self.n + 1
         self.n += 1
         if not (np.all(np.isfinite(self._phi)) and np.all(np.isfinite(self._Y))):
             raise ConvergenceError(t, h, "non-finite solution")

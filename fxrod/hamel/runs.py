@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fxrod.errors import ParameterError, check_int_min, check_positive
+from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
 from fxrod.hamel.lattice import HamelBeam
 from fxrod.hamel.section import HamelSection
 from fxrod.history import History
 
-__all__ = ["VECTORS", "Frames", "example2", "example2_velocity", "run", "run_free_beam",
-           "series"]
+__all__ = ["VECTORS", "Frames", "StepControl", "example2", "example2_velocity", "run",
+           "run_free_beam", "series"]
 
 #: Vector quantities of the rows of :meth:`HamelBeam.step`: name -> its columns.
 VECTORS: dict[str, tuple[str, ...]] = {
@@ -128,6 +128,82 @@ def run(
     if frames is not None:
         frames.take(beam)
     return hist
+
+
+class StepControl:
+    """The step sizes of a Hamel run, like :class:`fxrod.integrators.Integrator`: the
+    fixed ``beam.h`` or, with ``beam.settings.adaptive``, a step whose solve fails
+    (:class:`~fxrod.errors.ConvergenceError`: node-wise Newton, rotation per step, neighbour
+    rotation, non-finite state) is retried from the same state with half the size, down to
+    ``settings.h_min`` (default ``h / 2**10``); after ``settings.grow_after`` successes the
+    step doubles again, up to ``h``. Every step of any size conserves ``J_d`` exactly
+    (:meth:`HamelBeam.step`).
+
+    Attributes
+    ----------
+    h : float
+        Size of the next step [s].
+    successes : int
+        Accepted steps since the last change of size.
+    """
+
+    def __init__(self, beam: HamelBeam) -> None:
+        self.beam = beam
+        s = beam.settings
+        self.adaptive = bool(s.adaptive)
+        self.h_min = beam.h / 2**10 if s.h_min is None else s.h_min
+        if self.h_min > beam.h:
+            raise ParameterError("h_min", s.h_min, f"<= h = {beam.h}")
+        self.h = beam.h
+        self.successes = 0
+
+    def get_state(self) -> dict[str, float | int]:
+        """``h`` and ``successes`` for a checkpoint."""
+        return {"h": self.h, "successes": self.successes}
+
+    def set_state(self, st: dict) -> None:
+        """Restore :meth:`get_state`."""
+        self.h, self.successes = float(st["h"]), int(st["successes"])
+
+    def step(self, t_end: float | None = None) -> dict[str, float]:
+        """One accepted step of size :attr:`h`, shortened to land on ``t_end`` [s] if given
+        and ahead; the row of :meth:`HamelBeam.step`.
+
+        Raises
+        ------
+        fxrod.errors.ConvergenceError
+            If the step fails (not adaptive: the beam is left as the step left it), or its
+            size fell below ``h_min``.
+        """
+        beam = self.beam
+        h = self.h
+        if t_end is not None:
+            eps = 1e-12 * max(1.0, abs(t_end))
+            remaining = t_end - beam.t
+            if eps < remaining < h - eps:
+                h = remaining
+        if not self.adaptive:
+            return beam.step(h)
+        start, halved = beam.get_state(), False
+        while True:
+            try:
+                row = beam.step(h)
+                break
+            except ConvergenceError as err:
+                beam.set_state(start)
+                h, halved = 0.5 * h, True
+                self.successes = 0
+                if h < self.h_min * (1 - 1e-12):
+                    raise ConvergenceError(err.t, 2 * h, err.reason,
+                                           f"step size fell below h_min = {self.h_min:g}"
+                                           ) from err
+        self.successes += 1
+        if halved:
+            self.h = h
+        if self.successes >= beam.settings.grow_after and self.h < beam.h:
+            self.h = min(beam.h, 2 * self.h)
+            self.successes = 0
+        return row
 
 
 def example2_velocity(n_elements: int = 9) -> np.ndarray:
