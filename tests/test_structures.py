@@ -196,14 +196,11 @@ def test_bad_structures_are_rejected():
         RodModel(rod_a, EndLoad("L", force=(0, 0, 1.0)))
     with pytest.raises(ParameterError, match="EndLoad rod"):
         RodModel(rod_a, [EndLoad("L", rod=2, force=(0, 0, 1.0))])
-    class NotClosed(CurveFunction):
-        closed = True
-
     def line(s):
         return np.column_stack([0 * s, 0 * s, s]), np.broadcast_to(np.eye(3), (s.size, 3, 3))
 
     with pytest.raises(ParameterError, match="closed curve"):
-        RodModel(Rod(SEC, curve=NotClosed(line, 1.0), n_elements=2))
+        RodModel(Rod(SEC, curve=CurveFunction(line, 1.0, closed=True), n_elements=2))
 
 
 def test_right_angle_cantilever_energy_after_pulse():

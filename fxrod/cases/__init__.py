@@ -296,8 +296,9 @@ class Case:
                    ) -> argparse.Namespace:
         """Parse a command line: ``out``, ``quick``, ``pictures``, ``quiet`` and every option
         with its final value (defaults and quick values applied). In a Jupyter kernel (a demo
-        opened as a notebook) the kernel's own arguments are ignored: the defaults apply."""
-        if argv is None and "ipykernel" in sys.modules:
+        opened as a notebook) the kernel launcher's arguments are ignored: the defaults
+        apply (a notebook may set ``sys.argv`` to choose options)."""
+        if argv is None and "ipykernel" in sys.argv[0]:   # the kernel's own command line
             argv = []
         a = self.parser(prog, parser_class).parse_args(argv)
         given = {o.name: getattr(a, o.name) for o in self.options
