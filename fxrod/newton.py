@@ -4,8 +4,10 @@ ANCF beam) and every stepper (dynamics, load stepping).
 
 The solver only solves: it never changes the forms, the boundary conditions or any
 constant of the problem. Serial runs assemble the Jacobian with
-:class:`fxrod.fastassembly.FastJacobian` (same FFCx kernels, direct CSR insertion) unless
-``settings.fast_assembly`` is off or the helper cannot be built (then with a warning).
+:class:`fxrod.fastassembly.FastJacobian` (same FFCx kernels, direct CSR insertion) and the
+residual with :class:`fxrod.fastassembly.FastResidual` unless ``settings.fast_assembly``
+(``fast_residual``) is off or the helper cannot be built (then with a warning). The
+constants of the forms are packed once per solve (they do not change within one).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
 from petsc4py import PETSc
 
 from fxrod._malloc import tune_malloc
-from fxrod.fastassembly import FastJacobian
+from fxrod.chain import ChainPC, ChainSolver
+from fxrod.fastassembly import FastJacobian, FastResidual
 from fxrod.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
@@ -29,6 +32,58 @@ _PREFIX = itertools.count(1)
 def snes_reason_name(code: int) -> str:
     """Human-readable name of a PETSc SNES converged reason, e.g. ``DIVERGED_MAX_IT (-5)``."""
     return f"{_SNES_REASONS.get(code, 'UNKNOWN')} ({code})"
+
+
+def snes_options(s: SolverSettings) -> dict[str, object]:
+    """PETSc options of fxrod's Newton solvers: SNES ``newtonls`` with the settings'
+    tolerances, line search and Jacobian lag, and a MUMPS LU."""
+    return {
+        "snes_type": "newtonls",
+        "snes_linesearch_type": s.linesearch,
+        "snes_atol": s.atol,
+        "snes_rtol": s.rtol,
+        "snes_stol": s.stol,
+        "snes_max_it": s.max_it,
+        "ksp_type": "preonly",
+        "pc_type": "lu",
+        "pc_factor_mat_solver_type": "mumps",
+        "snes_lag_jacobian": s.jacobian_lag,
+        "snes_lag_jacobian_persists": False,
+    }
+
+
+def set_lag(snes: PETSc.SNES, lag: int) -> None:
+    """Set snes_lag_jacobian (petsc4py has no setter) through the options database."""
+    opts = PETSc.Options()
+    pre = snes.getOptionsPrefix()
+    opts[f"{pre}snes_lag_jacobian"] = lag
+    opts[f"{pre}snes_lag_jacobian_persists"] = False
+    snes.setFromOptions()
+    del opts[f"{pre}snes_lag_jacobian"]
+    del opts[f"{pre}snes_lag_jacobian_persists"]
+
+
+def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = None,
+               linesearch: str | None = None) -> tuple[int, int]:
+    """Run ``solve()`` (one SNES solve) with the Jacobian lag and line search overridden for
+    this solve only; return ``(SNES reason, Newton iterations)``. A PETSc error (e.g. a
+    singular factorisation) is reported as DIVERGED_LINEAR_SOLVE."""
+    lag_changed = lag is not None and lag != s.jacobian_lag
+    if lag_changed:
+        set_lag(snes, lag)
+    ls = snes.getLineSearch()
+    if linesearch is not None:
+        ls.setType(linesearch)
+    try:
+        solve()
+    except PETSc.Error:
+        return int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE), snes.getIterationNumber()
+    finally:
+        if lag_changed:
+            set_lag(snes, s.jacobian_lag)
+        if linesearch is not None:
+            ls.setType(s.linesearch)
+    return snes.getConvergedReason(), snes.getIterationNumber()
 
 
 class NewtonSolver:
@@ -55,19 +110,16 @@ class NewtonSolver:
             tune_malloc()
         self.w = w
         self.bcs = bcs
-        opts = {
-            "snes_type": "newtonls",
-            "snes_linesearch_type": s.linesearch,
-            "snes_atol": s.atol,
-            "snes_rtol": s.rtol,
-            "snes_stol": s.stol,
-            "snes_max_it": s.max_it,
-            "ksp_type": "preonly",
-            "pc_type": "lu",
-            "pc_factor_mat_solver_type": "mumps",
-            "snes_lag_jacobian": s.jacobian_lag,
-            "snes_lag_jacobian_persists": False,
-        }
+        opts = snes_options(s)
+        comm = w.function_space.mesh.comm
+        chain = (s.linear_solver == "chain" and comm.size == 1 and s.fast_assembly
+                 and ChainSolver.applicable(w.function_space))
+        if s.linear_solver == "chain" and not chain:
+            warnings.warn("fxrod: the chain solver needs a serial run with fast assembly of "
+                          "one open rod; using MUMPS", RuntimeWarning, stacklevel=2)
+        if chain:
+            del opts["pc_factor_mat_solver_type"]
+            opts["pc_type"] = "python"
         self.problem = NonlinearProblem(F, w, bcs=bcs, J=J,
                                         petsc_options_prefix=f"fxrod{next(_PREFIX)}_",
                                         petsc_options=opts)
@@ -79,7 +131,9 @@ class NewtonSolver:
         assemble_matrix(A, self.problem.J, bcs=bcs)
         A.assemble()
         self.fast_jacobian = None
-        comm = w.function_space.mesh.comm
+        self.fast_residual = None
+        #: the chain preconditioner context (:class:`fxrod.chain.ChainPC`) or None
+        self.chain = None
         if s.fast_assembly and FastJacobian.applicable(self.problem.J, comm):
             try:
                 self.fast_jacobian = FastJacobian(self.problem.J, w, bcs, A)
@@ -93,6 +147,9 @@ class NewtonSolver:
             self.problem._A = A_fast
             A.destroy()
             A = A_fast
+            self.fast_jacobian.constants_each_call = False  # packed by solve()
+            if s.fast_residual:
+                self._use_fast_residual(w, bcs)
         else:
             # The element matrices of the mixed rod form are ~77 % structural zeros (nodal
             # multiplier blocks, uncoupled director components): skip them on insertion.
@@ -100,41 +157,50 @@ class NewtonSolver:
         ksp = self.snes.getKSP()
         ksp.setOperators(A, A)
         pc = ksp.getPC()
+        if chain:
+            self._use_chain(pc, bcs, comm)
+            return
         pc.setFactorSetUpSolverType()
         mumps = pc.getFactorMatrix()
         for k, v in s.icntl(comm.size).items():
             mumps.setMumpsIcntl(k, v)
 
-    def _set_lag(self, lag: int) -> None:
-        """Set snes_lag_jacobian (petsc4py has no setter) through the options database."""
-        opts = PETSc.Options()
-        pre = self.snes.getOptionsPrefix()
-        opts[f"{pre}snes_lag_jacobian"] = lag
-        opts[f"{pre}snes_lag_jacobian_persists"] = False
-        self.snes.setFromOptions()
-        del opts[f"{pre}snes_lag_jacobian"]
-        del opts[f"{pre}snes_lag_jacobian_persists"]
+    def _use_chain(self, pc, bcs: list, comm) -> None:
+        """The linear solves by :class:`fxrod.chain.ChainSolver` (MUMPS if it fails)."""
+        solver = None
+        if self.fast_jacobian is not None:
+            try:
+                solver = ChainSolver(self.w.function_space, self.fast_jacobian.bc_dofs)
+                self.fast_jacobian.keep_element_matrices()
+            except Exception as err:  # noqa: BLE001  (e.g. no C compiler: MUMPS, say why)
+                warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
+                              RuntimeWarning, stacklevel=3)
+                solver = None
+        self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(comm.size))
+        pc.setPythonContext(self.chain)
+
+    def _use_fast_residual(self, w: fem.Function, bcs: list) -> None:
+        """Replace DOLFINx's residual callback by :class:`FastResidual` (which hands an
+        iterate off the boundary values back to DOLFINx's callback)."""
+        vec, (f, fargs, fkw) = self.snes.getFunction()
+
+        def dolfinx_residual(snes, x, b):
+            f(snes, x, b, *fargs, **fkw)
+
+        try:
+            self.fast_residual = FastResidual(self.problem.F, w, bcs, dolfinx_residual)
+        except RuntimeError as err:  # a layout it does not reproduce: DOLFINx's assembly
+            warnings.warn(f"fxrod: {err}; using DOLFINx's residual assembly",
+                          RuntimeWarning, stacklevel=3)
+            return
+        self.snes.setFunction(self.fast_residual.snes_callback, vec)
 
     def solve(self, lag: int | None = None, linesearch: str | None = None) -> tuple[int, int]:
         """Solve from the iterate in ``w``; return ``(SNES reason, Newton iterations)``.
 
         ``lag`` and ``linesearch`` override the settings for this solve only.
         """
-        s = self.settings
-        lag_changed = lag is not None and lag != s.jacobian_lag
-        if lag_changed:
-            self._set_lag(lag)
-        ls = self.snes.getLineSearch()
-        if linesearch is not None:
-            ls.setType(linesearch)
-        try:
-            self.problem.solve()
-        except PETSc.Error:  # e.g. a singular factorisation: report it as a failed solve
-            return (int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE),
-                    self.snes.getIterationNumber())
-        finally:
-            if lag_changed:
-                self._set_lag(s.jacobian_lag)
-            if linesearch is not None:
-                ls.setType(s.linesearch)
-        return self.snes.getConvergedReason(), self.snes.getIterationNumber()
+        for fast in (self.fast_jacobian, self.fast_residual):
+            if fast is not None:
+                fast.kernels.pack_constants()
+        return solve_with(self.snes, self.settings, self.problem.solve, lag, linesearch)

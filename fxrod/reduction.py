@@ -24,6 +24,7 @@ from petsc4py import PETSc
 
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
+from fxrod.newton import snes_options, solve_with
 from fxrod.settings import SolverSettings
 
 _PREFIX = itertools.count(1)
@@ -179,12 +180,7 @@ class ReducedNewtonSolver:
         snes.setOptionsPrefix(f"fxrodred{next(_PREFIX)}_")
         opts = PETSc.Options()
         pre = snes.getOptionsPrefix()
-        for k, v in {"snes_type": "newtonls", "snes_linesearch_type": s.linesearch,
-                     "snes_atol": s.atol, "snes_rtol": s.rtol, "snes_stol": s.stol,
-                     "snes_max_it": s.max_it, "ksp_type": "preonly", "pc_type": "lu",
-                     "pc_factor_mat_solver_type": "mumps",
-                     "snes_lag_jacobian": s.jacobian_lag,
-                     "snes_lag_jacobian_persists": False}.items():
+        for k, v in snes_options(s).items():
             opts[f"{pre}{k}"] = v
         snes.setFromOptions()
         snes.setFunction(self._residual, self.r)
@@ -220,37 +216,15 @@ class ReducedNewtonSolver:
         self.A.ptap(self.red.T, result=self.Jr)
         self.Jr.zeroRows(self.bc_rows, diag=1.0)
 
-    def _set_lag(self, lag: int) -> None:
-        opts = PETSc.Options()
-        pre = self.snes.getOptionsPrefix()
-        opts[f"{pre}snes_lag_jacobian"] = lag
-        opts[f"{pre}snes_lag_jacobian_persists"] = False
-        self.snes.setFromOptions()
-
     def solve(self, lag: int | None = None, linesearch: str | None = None) -> tuple[int, int]:
         """Solve from the iterate in ``w``; return ``(SNES reason, Newton iterations)``."""
-        s = self.settings
         g = np.zeros(self.w.x.array.size)
         for bc in self.bcs:
             bc.set(g)
         self.g = g[self.bc_full]
         self.red.restrict(self.w.x.array, self.x)
         self.x.array[self.bc_red] = self.g
-        lag_changed = lag is not None and lag != s.jacobian_lag
-        if lag_changed:
-            self._set_lag(lag)
-        ls = self.snes.getLineSearch()
-        if linesearch is not None:
-            ls.setType(linesearch)
-        try:
-            self.snes.solve(None, self.x)
-        except PETSc.Error:
-            return (int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE),
-                    self.snes.getIterationNumber())
-        finally:
-            if lag_changed:
-                self._set_lag(s.jacobian_lag)
-            if linesearch is not None:
-                ls.setType(s.linesearch)
+        out = solve_with(self.snes, self.settings, lambda: self.snes.solve(None, self.x), lag,
+                         linesearch)
         self._set(self.x)
-        return self.snes.getConvergedReason(), self.snes.getIterationNumber()
+        return out

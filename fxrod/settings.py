@@ -18,6 +18,9 @@ from fxrod.errors import ParameterError, check_positive
 #: PETSc SNESLineSearch types accepted by ``linesearch`` and ``retry_linesearch``.
 LINE_SEARCHES = ("basic", "bt", "l2", "cp", "nleqerr")
 
+#: Linear solvers accepted by ``linear_solver``.
+LINEAR_SOLVERS = ("mumps", "chain")
+
 #: fxrod's MUMPS defaults: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here than the default),
 #: ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the paper's; MUMPS's
 #: iterative scaling costs a third of each factorisation, see bench/step_cost.py). Serial runs
@@ -63,6 +66,19 @@ class SolverSettings:
     fast_assembly : bool
         Serial runs assemble the Jacobian with :class:`fxrod.fastassembly.FastJacobian`
         (same FFCx kernels, direct CSR insertion). Default True.
+    fast_residual : bool
+        With ``fast_assembly``, serial runs also assemble the residual through the FFCx
+        kernels into preallocated arrays (:class:`fxrod.fastassembly.FastResidual`): the
+        same vector as DOLFINx's, without its per-call Python work (coefficient packing,
+        lifting, vector wrappers); the Newton iterates are unchanged
+        (tests/test_fast_residual.py). Default True.
+    linear_solver : {"mumps", "chain"}
+        Linear solver of the Newton steps. ``"mumps"``: MUMPS LU of the assembled matrix.
+        ``"chain"``: :class:`fxrod.chain.ChainSolver`, static condensation of each
+        element's interior unknowns and a block-tridiagonal solve of the vertex unknowns
+        (serial runs with ``fast_assembly``, one open rod whose every stress component has
+        a non-zero compliance; otherwise, or on a singular block, MUMPS with a warning).
+        Default ``"mumps"``.
     mumps_icntl : dict of int to int
         MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's
         automatic scaling. Default: none.
@@ -89,6 +105,8 @@ class SolverSettings:
     retry_linesearch: str | None = "bt"
     predictor: str = "extrapolate"
     fast_assembly: bool = True
+    fast_residual: bool = True
+    linear_solver: str = "mumps"
     mumps_icntl: dict[int, int] = field(default_factory=dict)
     malloc_tuning: bool = True
     adaptive: bool = False
@@ -114,6 +132,9 @@ class SolverSettings:
                                  f"None or one of {LINE_SEARCHES}")
         if not isinstance(self.predictor, str) or self.predictor not in ("extrapolate", "plain"):
             raise ParameterError("predictor", self.predictor, "'extrapolate' or 'plain'")
+        if not isinstance(self.linear_solver, str) or self.linear_solver not in LINEAR_SOLVERS:
+            raise ParameterError("linear_solver", self.linear_solver,
+                                 f"one of {LINEAR_SOLVERS}")
         if not isinstance(self.mumps_icntl, dict) or not all(
                 isinstance(k, int) and isinstance(v, int) for k, v in self.mumps_icntl.items()):
             raise ParameterError("mumps_icntl", self.mumps_icntl, "a dict of int: int")

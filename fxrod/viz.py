@@ -251,6 +251,36 @@ PATH_PARAMETERS = ("load", "lambda")
 _PATH_META = ("arc_length", "index", "event", "newton_its")
 
 
+def load_path_picture(path: str | os.PathLike, curves: dict[str, tuple], xlabel: str,
+                      ylabel: str, marks: tuple = (), levels: dict[str, float] | None = None,
+                      title: str = "") -> Path:
+    """A load-displacement picture into a PNG: ``curves`` ``{label: (x, y)}``, ``marks``
+    ``(x, y)`` points (critical points), ``levels`` ``{label: y}`` horizontal reference lines
+    (published limit loads)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for label, (x, y) in curves.items():
+        ax.plot(x, y, ".-", ms=2, label=label)
+    if len(marks):
+        ax.plot(*marks, "ko", ms=5)
+    for label, y in (levels or {}).items():
+        ax.axhline(y, color="0.5", ls="--", lw=0.8, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
 def path_figure(data: dict[str, np.ndarray]):
     """A load path: the load (first column, on the vertical axis) against every displacement
     column [m]; the points where the stability ``index`` changes are marked."""

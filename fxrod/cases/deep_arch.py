@@ -67,26 +67,15 @@ def continuation(m: RodModel, ds: float = 10.0) -> Continuation:
 
 def figure(cont: Continuation, path: Path) -> Path:
     """Load factor against the apex deflection ``-u_2 / R``, critical points marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from fxrod.viz import load_path_picture
 
     rows = cont.rows()
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    ax.plot([-r["apex_u2"] / RADIUS for r in rows], [r["lambda"] for r in rows], "k.-", ms=3)
-    for r in rows:
-        if r["event"]:
-            ax.plot(-r["apex_u2"] / RADIUS, r["lambda"], "ro")
-    ax.axhline(PUBLISHED_LIMIT, color="0.6", ls="--", lw=0.8, label="DaDeppo & Schmidt 8.97")
-    ax.set_xlabel("apex deflection $-u_2/R$")
-    ax.set_ylabel("$P R^2 / EI$")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    crit = [r for r in rows if r["event"]]
+    return load_path_picture(
+        path, {"apex": ([-r["apex_u2"] / RADIUS for r in rows], [r["lambda"] for r in rows])},
+        "apex deflection $-u_2/R$ [-]", "$P R^2 / EI$ [-]",
+        marks=([-r["apex_u2"] / RADIUS for r in crit], [r["lambda"] for r in crit]),
+        levels={"DaDeppo & Schmidt 8.97": PUBLISHED_LIMIT})
 
 
 def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Result:

@@ -55,29 +55,18 @@ def trace(cont: Continuation, v_end: float, max_steps: int) -> None:
 
 def figure(cont: Continuation, path: Path) -> Path:
     """The load factor against u and v of the loaded point, the limit points marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from fxrod.viz import load_path_picture
 
     lam = np.array([p.lam for p in cont.path])
     d = np.array([p.displacements["load"] for p in cont.path])
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    ax.plot(d[:, 0], lam, "b.-", ms=2, label="u (horizontal)")
-    ax.plot(-d[:, 1], lam, "r.-", ms=2, label="v (vertical, down)")
-    for p in cont.critical:
-        ax.plot(-p.displacements["load"][1], p.lam, "ko", ms=5)
-    for (a, b), c in zip(DIGITISED_LIMITS, ("0.5", "0.5"), strict=True):
-        ax.axhline(0.5 * (a + b), color=c, ls="--", lw=0.8)
-    ax.set_xlabel("displacement of the loaded point [m]")
-    ax.set_ylabel("load factor $P L^2/EI$ [-]")
-    ax.set_title("Lee's frame (dashed: Simo & Vu-Quoc 1986, limit loads)")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    crit = cont.critical
+    return load_path_picture(
+        path, {"u (horizontal)": (d[:, 0], lam), "v (vertical, down)": (-d[:, 1], lam)},
+        "displacement of the loaded point [m]", "load factor $P L^2/EI$ [-]",
+        marks=([-p.displacements["load"][1] for p in crit], [p.lam for p in crit]),
+        levels={"Simo & Vu-Quoc 1986": float(np.mean(DIGITISED_LIMITS[0])),
+                "_nolegend_": float(np.mean(DIGITISED_LIMITS[1]))},
+        title="Lee's frame (dashed: Simo & Vu-Quoc 1986, limit loads)")
 
 
 def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Result:

@@ -1,0 +1,275 @@
+"""fxrod side by side with PyElastica and Exudyn (issue 22), in one run on this machine.
+
+    python bench/peers.py [--runs 3] [--quick] [--skip-peers] [--json bench/peers.json]
+
+Two comparisons, wall time of the stepping only (models built, kernels compiled and numba
+functions jitted before the clock starts), ``--runs`` runs each (default 3):
+
+1. Ex. 6.2 cantilever (Kinon, Eugster & Betsch 2026), aluminium Kirchhoff rod hit by the
+   smooth 50 ms tip impulse, to t = 0.3 s. fxrod: n_e 8, h 1e-3 s (the case
+   ``cantilever-vibration``). PyElastica (Cosserat rod, position Verlet) with 100 and 400
+   elements at its stable step: the largest step tried that stays finite, 6e-7 s (100
+   elements; 7e-7 s blows up within 10 ms) and 3e-7 s (400; 4e-7 s blows up). Error: the
+   largest distance [m] between the tip and the authors' tip data over the 301 data times
+   (every 1 ms).
+2. ANCF companion, the blog's steel cantilever (1 m, 0.02 x 0.02 m, E 2.07e11 Pa) released
+   at rest under gravity, 300 steps to 0.3 s with 10 and 40 elements. fxrod: the
+   energy-consistent midpoint step (:class:`fxrod.ancf.EnergyConsistentStepper`). Exudyn:
+   ``ObjectANCFCable2D`` (same Gerstmayr axial strain, cubic Hermite), generalized-alpha with
+   spectral radius 1 (trapezoidal), its default Newton. Reference: fxrod's ANCF with 40
+   elements and 3000 and 6000 steps, Richardson-extrapolated (both steppers are second
+   order); error: the largest tip distance [m] from it over the 301 times.
+
+A peer that is not installed (``pip install .[peers]``) is skipped with a line that says so.
+``ratio`` is the peer's mean wall time over fxrod's in the same comparison. ``--skip-peers``
+measures fxrod's rows only. ``--quick``: one run, the cantilever to 0.02 s (errors then
+against the data up to 0.02 s), the ANCF reference from 600/1200 steps (a smoke test of the
+script, not a measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import json
+import statistics
+import time
+
+import numpy as np
+
+import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
+from fxrod.data import reference_path
+
+#: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
+#: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
+ELASTICA_STEPS_PER_MS = {100: 1667, 400: 3334}
+DATA = ("kinon2026/results/example_02_dynamic_cantilever", "ex02_cantilever_results.csv")
+
+
+def cantilever_data(t_end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Times [s] (every 1 ms up to ``t_end``) and tip positions [m] of the authors' data."""
+    with open(reference_path(*DATA)) as fh:
+        rows = [r for r in csv.DictReader(fh) if float(r["time"]) <= t_end + 1e-9]
+    t = np.array([float(r["time"]) for r in rows])
+    tip = np.array([[float(r[f"tip_position_I_{i}"]) for i in (1, 2, 3)] for r in rows])
+    return t, tip
+
+
+def max_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest Euclidean distance [m] between matching rows of two tip histories."""
+    return float(np.max(np.linalg.norm(a - b, axis=1)))
+
+
+# ---------------------------------------------------------------- Ex. 6.2 cantilever
+def fxrod_cantilever(t_end: float) -> tuple[float, np.ndarray]:
+    """fxrod, n_e 8, h 1e-3: (wall time of the steps [s], tip every 1 ms [m])."""
+    from fxrod.examples import cantilever_vibration
+
+    prob = cantilever_vibration(8, h=1e-3, t_end=t_end)
+    integ = prob.integrator()
+    nodes = prob.model.nodes
+    n = round(t_end / 1e-3)
+    tips = [nodes.tip()]
+    t0 = time.perf_counter()
+    for _ in range(n):
+        integ.step()
+        tips.append(nodes.tip())
+    return time.perf_counter() - t0, np.array(tips)
+
+
+def elastica_cantilever(n_e: int, t_end: float) -> tuple[float, np.ndarray]:
+    """PyElastica, ``n_e`` elements, position Verlet at :data:`ELASTICA_STEPS_PER_MS`: (wall time of
+    the steps [s], tip every 1 ms [m])."""
+    import elastica as ea
+
+    E, nu, rho, r = 7.2e10, 0.35, 2850.0, 2e-3  # fxrod.examples.cantilever_vibration_section
+
+    class TipImpulse(ea.NoForces):
+        """The paper's tip force f (0, 1, 1) N and moment f (0.25, 0, 0) N m (spatial),
+        f = (1 - cos(40 pi t))/2 on [0, 0.05] s; PyElastica takes torques in the director
+        frame."""
+
+        def apply_forces(self, system, time=0.0):
+            if time < 0.05:
+                f = 0.5 * (1.0 - np.cos(40.0 * np.pi * time))
+                system.external_forces[:, -1] += f * np.array([0.0, 1.0, 1.0])
+
+        def apply_torques(self, system, time=0.0):
+            if time < 0.05:
+                f = 0.5 * (1.0 - np.cos(40.0 * np.pi * time))
+                system.external_torques[:, -1] += (system.director_collection[:, :, -1]
+                                                   @ np.array([0.25 * f, 0.0, 0.0]))
+
+    class Collection(ea.BaseSystemCollection, ea.Constraints, ea.Forcing):
+        pass
+
+    sim = Collection()
+    rod = ea.CosseratRod.straight_rod(n_e, np.zeros(3), np.array([1.0, 0.0, 0.0]),
+                                      np.array([0.0, -1.0, 0.0]), 1.0, r, rho,
+                                      youngs_modulus=E, shear_modulus=E / (2 * (1 + nu)))
+    sim.append(rod)
+    sim.constrain(rod).using(ea.OneEndFixedBC, constrained_position_idx=(0,),
+                             constrained_director_idx=(0,))
+    sim.add_forcing_to(rod).using(TipImpulse)
+    sim.finalize()
+    stepper = ea.PositionVerlet()
+    per_ms = ELASTICA_STEPS_PER_MS[n_e]
+    dt = 1e-3 / per_ms
+    t = np.float64(0.0)
+    tips = [rod.position_collection[:, -1].copy()]
+    t0 = time.perf_counter()
+    for _ in range(round(t_end / 1e-3)):
+        for _ in range(per_ms):
+            t = stepper.step(sim, t, np.float64(dt))
+        tips.append(rod.position_collection[:, -1].copy())
+    return time.perf_counter() - t0, np.array(tips)
+
+
+# ---------------------------------------------------------------- ANCF release
+STEEL = dict(E=2.07e11, rho=7850.0, b=0.02, h=0.02, L=1.0, g=9.81)
+
+
+def fxrod_ancf(n_e: int, steps: int, t_end: float = 0.3) -> tuple[float, np.ndarray]:
+    """fxrod's ANCF companion: (wall time of the steps [s], tip at the 301 times [m])."""
+    from fxrod.ancf import ANCFBeam, EnergyConsistentStepper, blog_beam
+
+    beam = ANCFBeam(blog_beam(), n_e, gravity=(0.0, -STEEL["g"]))
+    st = EnergyConsistentStepper(beam, t_end / steps)
+    every = steps // 300
+    tips = [beam.tip().copy()]
+    t0 = time.perf_counter()
+    for k in range(steps):
+        st.step()
+        if (k + 1) % every == 0:
+            tips.append(beam.tip().copy())
+    return time.perf_counter() - t0, np.array(tips)
+
+
+def exudyn_ancf(n_e: int, steps: int = 300, t_end: float = 0.3) -> tuple[float, np.ndarray]:
+    """Exudyn's ``ObjectANCFCable2D``: (wall time of ``SolveDynamic`` [s], tip at the 301
+    times [m])."""
+    import exudyn as exu
+    from exudyn.beams import GenerateBeamElementsAlongLine
+    from exudyn.itemInterface import ObjectANCFCable2D, SensorNode
+
+    s = STEEL
+    A, I = s["b"] * s["h"], s["b"] * s["h"] ** 3 / 12.0
+    SC = exu.SystemContainer()
+    mbs = SC.AddSystem()
+    cable = ObjectANCFCable2D(massPerLength=s["rho"] * A,
+                              bendingStiffness=s["E"] * I,
+                              axialStiffness=s["E"] * A, useReducedOrderIntegration=0)
+    beam = GenerateBeamElementsAlongLine(mbs, [0.0, 0.0, 0.0], [s["L"], 0.0, 0.0], n_e, cable,
+                                         gravity=[0.0, -s["g"], 0.0],
+                                         groundConstraintsStart=[1, 1, 1, 1])
+    sensor = mbs.AddSensor(SensorNode(nodeNumber=beam["nodes"][-1], storeInternal=True,
+                                      outputVariableType=exu.OutputVariableType.Position))
+    mbs.Assemble()
+    ss = exu.SimulationSettings()
+    ss.timeIntegration.numberOfSteps = steps
+    ss.timeIntegration.endTime = t_end
+    ss.timeIntegration.generalizedAlpha.spectralRadius = 1.0
+    ss.timeIntegration.verboseMode = 0
+    ss.solution.file.write = False
+    ss.solution.sensors.writePeriod = t_end / 300
+    t0 = time.perf_counter()
+    mbs.SolveDynamic(ss)
+    wall = time.perf_counter() - t0
+    data = mbs.GetSensorStoredData(sensor)
+    return wall, np.asarray(data)[:, 1:3]
+
+
+def ancf_reference(steps: int) -> np.ndarray:
+    """Tip [m] at the 301 times: fxrod's ANCF, 40 elements, ``steps`` and ``2 steps``,
+    Richardson-extrapolated (second order)."""
+    coarse = fxrod_ancf(40, steps)[1]
+    fine = fxrod_ancf(40, 2 * steps)[1]
+    return fine + (fine - coarse) / 3.0
+
+
+# ---------------------------------------------------------------- driver
+def _measure(label: str, fn, runs: int, ref: np.ndarray) -> dict:
+    walls, err = [], None
+    for _ in range(runs):
+        wall, tips = fn()
+        walls.append(wall)
+        if not np.all(np.isfinite(tips)):
+            raise RuntimeError(f"{label}: non-finite tip (unstable step)")
+        err = max_distance(tips[: len(ref)], ref)
+    return {"label": label, "wall_s": walls, "mean_s": statistics.fmean(walls),
+            "max_tip_error_m": err}
+
+
+def _have(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="smoke test (see module docstring)")
+    ap.add_argument("--skip-peers", action="store_true",
+                    help="fxrod's rows only (re-measure them without the long peer runs)")
+    ap.add_argument("--json", default="bench/peers.json")
+    a = ap.parse_args(argv)
+    runs = 1 if a.quick else a.runs
+    t_end = 0.02 if a.quick else 0.3
+    out: dict = {"cantilever": [], "ancf": [], "skipped": []}
+
+    t_data, tip_data = cantilever_data(t_end)
+    fxrod_cantilever(0.002)  # compile the forms before timing
+    out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3", lambda: fxrod_cantilever(t_end),
+                                      runs, tip_data))
+    if a.skip_peers:
+        out["skipped"].append("PyElastica and Exudyn (--skip-peers)")
+    elif _have("elastica"):
+        elastica_cantilever(100, 0.001)  # jit
+        for n in (100, 400):
+            out["cantilever"].append(_measure(
+                f"PyElastica {n} el, dt {1e-3 / ELASTICA_STEPS_PER_MS[n]:.2g}",
+                lambda n=n: elastica_cantilever(n, t_end), runs, tip_data))
+    else:
+        out["skipped"].append("PyElastica not installed (pip install .[peers])")
+
+    ref = ancf_reference(600 if a.quick else 3000)
+    for n in (10, 40):
+        out["ancf"].append(_measure(f"fxrod ANCF {n} el, 300 steps",
+                                    lambda n=n: fxrod_ancf(n, 300), runs, ref))
+    if a.skip_peers:
+        pass
+    elif _have("exudyn"):
+        for n in (10, 40):
+            out["ancf"].append(_measure(f"Exudyn ANCFCable2D {n} el, 300 steps",
+                                        lambda n=n: exudyn_ancf(n), runs, ref))
+    else:
+        out["skipped"].append("Exudyn not installed (pip install .[peers])")
+
+    for key, base in (("cantilever", 0), ("ancf", None)):
+        rows = out[key]
+        for r in rows:
+            if base is not None:
+                ref_row = rows[base]
+            else:  # the fxrod ANCF row with the same element count
+                n = r["label"].split(" el")[0].split()[-1]
+                ref_row = next(x for x in rows if x["label"].startswith(f"fxrod ANCF {n} el"))
+            r["ratio"] = r["mean_s"] / ref_row["mean_s"]
+    print(f"{'comparison':<40} {'wall [s] (runs)':<30} {'mean [s]':>9} {'tip err [m]':>11} "
+          f"{'ratio':>8}")
+    for key in ("cantilever", "ancf"):
+        for r in out[key]:
+            ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
+            print(f"{r['label']:<40} {ws:<30} {r['mean_s']:>9.3g} {r['max_tip_error_m']:>11.2e} "
+                  f"{r['ratio']:>8.3g}")
+    for line in out["skipped"]:
+        print(f"skipped: {line}")
+    out["t_end"] = t_end
+    out["quick"] = a.quick
+    if not a.quick:
+        with open(a.json, "w") as fh:
+            json.dump(out, fh, indent=1)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The chain solver (issue 22): static condensation of the element interiors and a
+block-tridiagonal vertex solve give MUMPS's Newton iterates.
+
+References: MUMPS LU of the assembled Jacobian (the general path) and SuperLU
+(``scipy.sparse.linalg.spsolve``) of the same CSR matrix, both independent of the chain code.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spl
+
+from fxrod.chain import ChainSolver
+from fxrod.errors import ParameterError
+from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
+from fxrod.integrators import Integrator
+from fxrod.settings import SolverSettings
+from fxrod.soft_arm import soft_arm
+
+MODELS = {
+    "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1, 8),
+    "clamped_cosserat_dynamic": (lambda: cantilever_vibration(4, constraints=()).model,
+                                 1e-3, 8),
+    "quasistatic_clamped": (lambda: quasistatic_cantilever(4).model, 0.1, 5),
+    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2, 4),
+}
+
+
+def _iterates(make, h: float, steps: int, **settings) -> tuple[np.ndarray, Integrator]:
+    """Every Newton iterate of ``steps`` steps (SNES monitor), stacked."""
+    integ = Integrator(make(), h, SolverSettings(**settings))
+    seen: list[np.ndarray] = []
+    integ.newton.snes.setMonitor(
+        lambda snes, k, fnorm: seen.append(snes.getSolution().getArray(readonly=True).copy()))
+    for _ in range(steps):
+        integ.step()
+    integ.newton.snes.cancelMonitor()
+    return np.array(seen), integ
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_chain_gives_mumps_newton_iterates(name):
+    make, h, steps = MODELS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no fallback to MUMPS here
+        chain, integ = _iterates(make, h, steps, linear_solver="chain")
+    assert integ.newton.chain is not None and integ.newton.chain.reason is None
+    ref, _ = _iterates(make, h, steps)
+    assert chain.shape == ref.shape and chain.shape[0] > steps
+    # measured: 2e-15 .. 2e-14 relative (rounding of two different eliminations)
+    assert np.max(np.abs(chain - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
+
+
+@pytest.mark.parametrize("name", ["flying_spaghetti", "quasistatic_clamped"])
+def test_chain_solve_is_a_sparse_lu_solve(name):
+    """One factorisation and solve against SuperLU on the CSR matrix (Dirichlet rows too)."""
+    make, h, _ = MODELS[name]
+    integ = Integrator(make(), h)
+    integ.step()
+    fj = integ.newton.fast_jacobian
+    fj.keep_element_matrices()
+    rng = np.random.default_rng(3)
+    w = integ.model.w.x.array
+    w += 1e-3 * rng.standard_normal(w.size)
+    fj.assemble()
+    chain = ChainSolver(integ.model.space.W, fj.bc_dofs)
+    chain.factor(fj.elem)
+    A = sp.csc_matrix(sp.csr_matrix((fj.vals, fj.indices, fj.indptr), shape=fj.A.getSize()))
+    b = rng.standard_normal(A.shape[0])
+    x = np.zeros_like(b)
+    chain.solve(b, x)
+    ref = spl.spsolve(A, b)
+    assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
+
+
+def test_zero_compliance_falls_back_to_mumps():
+    """Kirchhoff rod (C = 0 in shear and extension): the element interior blocks are
+    singular, so the chain solver warns and MUMPS solves; the iterates are MUMPS's."""
+    make = lambda: cantilever_vibration(3).model  # noqa: E731
+    with pytest.warns(RuntimeWarning, match="singular interior block"):
+        fallback, integ = _iterates(make, 1e-3, 3, linear_solver="chain")
+    assert integ.newton.chain.reason is not None
+    ref, _ = _iterates(make, 1e-3, 3)
+    assert np.max(np.abs(fallback - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
+
+
+def test_chain_needs_fast_assembly_and_a_valid_name():
+    with pytest.warns(RuntimeWarning, match="chain solver needs"):
+        integ = Integrator(flying_spaghetti(2).model, 0.1,
+                           SolverSettings(linear_solver="chain", fast_assembly=False))
+    assert integ.newton.chain is None
+    assert integ.step().newton_its > 0
+    with pytest.raises(ParameterError, match="linear_solver"):
+        SolverSettings(linear_solver="thomas")
