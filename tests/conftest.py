@@ -54,3 +54,43 @@ def assert_picture(path, min_size=(200, 150), min_colours: int = 20) -> tuple[in
         a = np.asarray(im.convert("RGB"))
     assert len(np.unique(a.reshape(-1, 3), axis=0)) > min_colours, path
     return w, h
+
+
+def newton_iterates(make, h: float, steps: int, **settings):
+    """Every Newton iterate (SNES monitor) of ``steps`` steps of the model ``make()`` with
+    step ``h`` and :class:`fxrod.settings.SolverSettings` ``settings``: ``(iterates stacked,
+    integrator)``."""
+    import numpy as np
+
+    from fxrod.integrators import Integrator
+    from fxrod.settings import SolverSettings
+
+    integ = Integrator(make(), h, SolverSettings(**settings))
+    seen: list = []
+    integ.newton.snes.setMonitor(
+        lambda snes, k, fnorm: seen.append(snes.getSolution().getArray(readonly=True).copy()))
+    for _ in range(steps):
+        integ.step()
+    integ.newton.snes.cancelMonitor()
+    return np.array(seen), integ
+
+
+def l_frame_with_body(section):
+    """A quasi-static L-frame (a column and a welded beam, 4 elements each) of ``section``
+    with a rigid body (0.5 kg, offset centre of mass) at the beam's tip, clamped at the
+    base."""
+    import numpy as np
+
+    from fxrod.bcs import Clamp
+    from fxrod.forms.bodies import RigidBody
+    from fxrod.joints import Rigid
+    from fxrod.model import RodModel
+    from fxrod.rod import Rod
+    from fxrod.structure import Structure
+
+    column = Rod(section, start=(0, 0, 0), end=(0, 0, 1), d1=(1, 0, 0), n_elements=4)
+    beam = Rod(section, start=(0, 0, 1), end=(0.8, 0, 1), d1=(0, 1, 0), n_elements=4)
+    body = RigidBody((1, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),
+                     centre=(0.85, 0.02, 0.97))
+    return RodModel(Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), [],
+                    [Clamp("0")], [body], quasistatic=True)

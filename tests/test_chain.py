@@ -20,6 +20,7 @@ from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_c
 from fxrod.integrators import Integrator
 from fxrod.settings import SolverSettings
 from fxrod.soft_arm import soft_arm
+from tests.conftest import newton_iterates
 
 MODELS = {
     "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1, 8),
@@ -30,26 +31,14 @@ MODELS = {
 }
 
 
-def _iterates(make, h: float, steps: int, **settings) -> tuple[np.ndarray, Integrator]:
-    """Every Newton iterate of ``steps`` steps (SNES monitor), stacked."""
-    integ = Integrator(make(), h, SolverSettings(**settings))
-    seen: list[np.ndarray] = []
-    integ.newton.snes.setMonitor(
-        lambda snes, k, fnorm: seen.append(snes.getSolution().getArray(readonly=True).copy()))
-    for _ in range(steps):
-        integ.step()
-    integ.newton.snes.cancelMonitor()
-    return np.array(seen), integ
-
-
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_chain_gives_mumps_newton_iterates(name):
+def test_chain_gives_mumps_newtonnewton_iterates(name):
     make, h, steps = MODELS[name]
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no fallback to MUMPS here
-        chain, integ = _iterates(make, h, steps, linear_solver="chain")
+        chain, integ = newton_iterates(make, h, steps, linear_solver="chain")
     assert integ.newton.chain is not None and integ.newton.chain.reason is None
-    ref, _ = _iterates(make, h, steps)
+    ref, _ = newton_iterates(make, h, steps)
     assert chain.shape == ref.shape and chain.shape[0] > steps
     # measured: 2e-15 .. 2e-14 relative (rounding of two different eliminations)
     assert np.max(np.abs(chain - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
@@ -82,9 +71,9 @@ def test_zero_compliance_falls_back_to_mumps():
     singular, so the chain solver warns and MUMPS solves; the iterates are MUMPS's."""
     make = lambda: cantilever_vibration(3).model  # noqa: E731
     with pytest.warns(RuntimeWarning, match="singular interior block"):
-        fallback, integ = _iterates(make, 1e-3, 3, linear_solver="chain")
+        fallback, integ = newton_iterates(make, 1e-3, 3, linear_solver="chain")
     assert integ.newton.chain.reason is not None
-    ref, _ = _iterates(make, 1e-3, 3)
+    ref, _ = newton_iterates(make, 1e-3, 3)
     assert np.max(np.abs(fallback - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
 
 

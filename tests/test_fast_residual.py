@@ -14,8 +14,8 @@ from petsc4py import PETSc
 
 from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
 from fxrod.integrators import Integrator
-from fxrod.settings import SolverSettings
 from fxrod.soft_arm import soft_arm
+from tests.conftest import newton_iterates
 
 MODELS = {
     "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1, 6),
@@ -25,25 +25,13 @@ MODELS = {
 }
 
 
-def _iterates(make, h: float, steps: int, **settings) -> tuple[np.ndarray, Integrator]:
-    """Every Newton iterate of ``steps`` steps (SNES monitor), stacked."""
-    integ = Integrator(make(), h, SolverSettings(**settings))
-    seen: list[np.ndarray] = []
-    integ.newton.snes.setMonitor(
-        lambda snes, k, fnorm: seen.append(snes.getSolution().getArray(readonly=True).copy()))
-    for _ in range(steps):
-        integ.step()
-    integ.newton.snes.cancelMonitor()
-    return np.array(seen), integ
-
-
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_fast_residual_gives_the_same_newton_iterates(name):
+def test_fast_residual_gives_the_same_newtonnewton_iterates(name):
     make, h, steps = MODELS[name]
-    fast, integ = _iterates(make, h, steps)
+    fast, integ = newton_iterates(make, h, steps)
     assert integ.newton.fast_residual is not None
     assert integ.newton.fast_residual.fallbacks == 0
-    ref, ref_integ = _iterates(make, h, steps, fast_residual=False)
+    ref, ref_integ = newton_iterates(make, h, steps, fast_residual=False)
     assert ref_integ.newton.fast_residual is None
     assert fast.shape == ref.shape and fast.shape[0] > steps
     # measured: bit-for-bit equal (same kernels, same order of additions)

@@ -36,6 +36,7 @@ from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
 from fxrod.structure import Structure
+from tests.conftest import l_frame_with_body
 
 STEEL = Section.circular(radius=0.005, E=2e11, rho=7850.0, nu=0.3)
 SEC = dataclasses.replace(STEEL, M11=0.0, M22=0.0)        # no rotary inertia
@@ -198,10 +199,4 @@ def test_structure_modes_same_under_mpi():
 
 
 def _frame() -> RodModel:
-    """A small L-frame (4 elements per member) with a tip body, clamped at the base."""
-    column = Rod(STEEL, start=(0, 0, 0), end=(0, 0, 1), d1=(1, 0, 0), n_elements=4)
-    beam = Rod(STEEL, start=(0, 0, 1), end=(0.8, 0, 1), d1=(0, 1, 0), n_elements=4)
-    body = RigidBody((1, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),
-                     centre=(0.85, 0.02, 0.97))
-    return RodModel(Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), [],
-                    [Clamp("0")], [body], quasistatic=True)
+    return l_frame_with_body(STEEL)

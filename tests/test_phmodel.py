@@ -26,10 +26,8 @@ import scipy.linalg as sl
 
 from fxrod.bcs import Clamp, Hinge
 from fxrod.errors import ParameterError
-from fxrod.forms.bodies import RigidBody
 from fxrod.forms.springs import ElasticSupport
 from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
 from fxrod.linear import modes
 from fxrod.loads import EndLoad, smooth_impulse
 from fxrod.model import RodModel
@@ -37,8 +35,7 @@ from fxrod.phmodel import Input, linear_ph, modal_ph
 from fxrod.phmodel_io import load_ph, save_ph
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
-from fxrod.structure import Structure
-from tests.conftest import run_mpi
+from tests.conftest import l_frame_with_body, run_mpi
 from tests.test_cli_output import fxrod_cli
 
 STEEL = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
@@ -52,13 +49,7 @@ def _cantilever(n: int = 8) -> Rod:
 
 
 def _frame() -> RodModel:
-    """An L-frame (column, welded beam) with a rigid body at the tip, clamped at the base."""
-    column = Rod(STEEL, start=(0, 0, 0), end=(0, 0, 1), d1=(1, 0, 0), n_elements=4)
-    beam = Rod(STEEL, start=(0, 0, 1), end=(0.8, 0, 1), d1=(0, 1, 0), n_elements=4)
-    body = RigidBody((1, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),
-                     centre=(0.85, 0.02, 0.97))
-    return RodModel(Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), [],
-                    [Clamp("0")], [body], quasistatic=True)
+    return l_frame_with_body(STEEL)
 
 
 def _spectrum(ph) -> np.ndarray:
