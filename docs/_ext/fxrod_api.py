@@ -24,7 +24,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
                                               "fxrod.kinematics", "fxrod.spaces",
                                               "fxrod.diagnostics"),
     "Solving": ("fxrod.settings", "fxrod.errors", "fxrod.newton", "fxrod.integrators",
-                "fxrod.problem", "fxrod.reduction", "fxrod.fastassembly",
+                "fxrod.problem", "fxrod.reduction", "fxrod.fastassembly", "fxrod.chain",
                 "fxrod.continuation"),
     "Linear analysis and gradients": ("fxrod.linear", "fxrod.phmodel", "fxrod.phmodel_io",
                                       "fxrod.adjoint", "fxrod.optimize"),
