@@ -93,8 +93,14 @@ class EnergyLedger:
         """``kinetic``, ``strain_energy`` (elastic plus extensions' stored energy) and their
         sum ``H`` [J] of the state at ``t_n``."""
         kin = self._sum(self._kinetic)
-        strain = self._sum(self._strain)
+        strain = self._sum(self._strain) + self._nonlocal_energy()
         return {"kinetic": kin, "strain_energy": strain, "H": kin + strain}
+
+    def _nonlocal_energy(self) -> float:
+        """Stored energy [J] of the extensions that are not UFL forms (rod-rod contact:
+        ``stored_energy_value()``, the same value on every rank)."""
+        return float(sum(e.stored_energy_value() for e in self.model.extensions
+                         if hasattr(e, "stored_energy_value")))
 
     def current(self) -> dict[str, float]:
         """:meth:`stored` of the current state, evaluated once per state."""

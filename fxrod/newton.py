@@ -8,13 +8,23 @@ constant of the problem. Serial runs assemble the Jacobian with
 residual with :class:`fxrod.fastassembly.FastResidual` unless ``settings.fast_assembly``
 (``fast_residual``) is off or the helper cannot be built (then with a warning). The
 constants of the forms are packed once per solve (they do not change within one).
+
+Terms that couple distant dofs (rod-rod contact, :mod:`fxrod.forms.rodcontact`) cannot be
+UFL forms: they register with :func:`register_nonlocal` against the unknown ``w`` and both
+Newton solvers add their rows (``add_residual(b, skip)``) and blocks (``add_jacobian(A,
+skip)``, ``skip`` the global Dirichlet dofs) after the UFL assembly. Their pattern changes
+between iterates, so the Jacobian is then assembled by DOLFINx into a matrix that accepts
+new nonzeros (PETSc's nonzero state makes MUMPS redo its analysis); without such terms
+nothing changes.
 """
 
 from __future__ import annotations
 
 import itertools
 import warnings
+import weakref
 
+import numpy as np
 from dolfinx import fem
 from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
 from petsc4py import PETSc
@@ -27,6 +37,27 @@ from fxrod.settings import SolverSettings
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
                  if isinstance(v, int)}
 _PREFIX = itertools.count(1)
+_NONLOCAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def register_nonlocal(w: fem.Function, term) -> None:
+    """Register ``term`` (with ``add_residual(b, skip)`` and ``add_jacobian(A, skip)``) to be
+    added to every Newton system whose unknown is ``w``."""
+    _NONLOCAL.setdefault(w, []).append(term)
+
+
+def nonlocal_terms(w: fem.Function) -> list:
+    """The terms registered against ``w`` (empty for almost every model)."""
+    return list(_NONLOCAL.get(w, ()))
+
+
+def global_bc_dofs(w: fem.Function, bcs: list) -> np.ndarray:
+    """Global indices of the owned Dirichlet dofs of ``w``'s space."""
+    imap = w.function_space.dofmap.index_map
+    bs = w.function_space.dofmap.index_map_bs
+    local = [bc.dof_indices()[0][:bc.dof_indices()[1]] for bc in bcs]
+    local = np.unique(np.concatenate(local)).astype(np.int64) if local else np.empty(0, int)
+    return (imap.local_to_global(local // bs) * bs + local % bs).astype(np.int64)
 
 
 def snes_reason_name(code: int) -> str:
@@ -110,9 +141,11 @@ class NewtonSolver:
             tune_malloc()
         self.w = w
         self.bcs = bcs
+        self.terms = nonlocal_terms(w)
         opts = snes_options(s)
         comm = w.function_space.mesh.comm
-        chain = (s.linear_solver == "chain" and comm.size == 1 and s.fast_assembly
+        fast = s.fast_assembly and not self.terms
+        chain = (s.linear_solver == "chain" and comm.size == 1 and fast
                  and ChainSolver.applicable(w.function_space))
         if s.linear_solver == "chain" and not chain:
             warnings.warn("fxrod: the chain solver needs a serial run with fast assembly of "
@@ -134,7 +167,7 @@ class NewtonSolver:
         self.fast_residual = None
         #: the chain preconditioner context (:class:`fxrod.chain.ChainPC`) or None
         self.chain = None
-        if s.fast_assembly and FastJacobian.applicable(self.problem.J, comm):
+        if fast and FastJacobian.applicable(self.problem.J, comm):
             try:
                 self.fast_jacobian = FastJacobian(self.problem.J, w, bcs, A)
             except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly instead
@@ -154,6 +187,8 @@ class NewtonSolver:
             # The element matrices of the mixed rod form are ~77 % structural zeros (nodal
             # multiplier blocks, uncoupled director components): skip them on insertion.
             A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
+            if self.terms:
+                self._add_nonlocal(w, bcs)
         ksp = self.snes.getKSP()
         ksp.setOperators(A, A)
         pc = ksp.getPC()
@@ -178,6 +213,25 @@ class NewtonSolver:
                 solver = None
         self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(comm.size))
         pc.setPythonContext(self.chain)
+
+    def _add_nonlocal(self, w: fem.Function, bcs: list) -> None:
+        """Wrap DOLFINx's callbacks: the registered terms' rows and blocks after them."""
+        skip = global_bc_dofs(w, bcs)
+        vec, (f, fargs, fkw) = self.snes.getFunction()
+        J, P, (jac, jargs, jkw) = self.snes.getJacobian()
+
+        def residual(snes, x, b):
+            f(snes, x, b, *fargs, **fkw)
+            for t in self.terms:
+                t.add_residual(b, skip)
+
+        def jacobian(snes, x, A, B):
+            jac(snes, x, A, B, *jargs, **jkw)
+            for t in self.terms:
+                t.add_jacobian(A, skip)
+
+        self.snes.setFunction(residual, vec)
+        self.snes.setJacobian(jacobian, J, P)
 
     def _use_fast_residual(self, w: fem.Function, bcs: list) -> None:
         """Replace DOLFINx's residual callback by :class:`FastResidual` (which hands an

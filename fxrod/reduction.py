@@ -24,7 +24,7 @@ from petsc4py import PETSc
 
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
-from fxrod.newton import snes_options, solve_with
+from fxrod.newton import nonlocal_terms, snes_options, solve_with
 from fxrod.settings import SolverSettings
 
 _PREFIX = itertools.count(1)
@@ -154,6 +154,8 @@ class ReducedNewtonSolver:
         if s.malloc_tuning:
             tune_malloc()
         self.w, self.bcs, self.red = w, bcs, reduction
+        self.terms = nonlocal_terms(w)      # rows and blocks outside UFL (rod-rod contact)
+        self._skip = np.empty(0, dtype=np.int64)  # the reduced Dirichlet rows handle bcs
         self.F = fem.form(F)
         self.J = fem.form(J if J is not None else ufl.derivative(F, w))
         self.b = create_vector(w.function_space)
@@ -204,6 +206,8 @@ class ReducedNewtonSolver:
             bl.set(0.0)
         assemble_vector(self.b, self.F)
         self.b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+        for t in self.terms:
+            t.add_residual(self.b, self._skip)
         self.red.T.multTranspose(self.b, f)
         if self.bc_red.size:
             f.array[self.bc_red] = x.array_r[self.bc_red] - self.g
@@ -213,7 +217,14 @@ class ReducedNewtonSolver:
         self.A.zeroEntries()
         assemble_matrix(self.A, self.J)
         self.A.assemble()
-        self.A.ptap(self.red.T, result=self.Jr)
+        if self.terms:   # the pattern may grow: recompute T^T A T and take its pattern
+            for t in self.terms:
+                t.add_jacobian(self.A, self._skip)
+            self.Jr.zeroEntries()
+            self.Jr.axpy(1.0, self.A.ptap(self.red.T),
+                         structure=PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
+        else:
+            self.A.ptap(self.red.T, result=self.Jr)
         self.Jr.zeroRows(self.bc_rows, diag=1.0)
 
     def solve(self, lag: int | None = None, linesearch: str | None = None) -> tuple[int, int]:
