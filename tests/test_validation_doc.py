@@ -502,6 +502,15 @@ CLAIMS: tuple[Claim, ...] = (
       ["the ledger closes every step to 1e-10 of the chamber work"],
       "tests/test_soft_arm_grasp.py::test_ledger_closes_every_step", "< 1e-10 W_port", "1e-10",
       [(1e-10, 1e-10)]),
+    C(CONTACT, "rod-rod contact: statics of two crossing rods", "1e-8; 1e-3",
+      ["a cantilever pressed onto a clamped beam transmits a contact force that balances the "
+       "beam's clamp reactions to 1e-8 and matches linear beam theory to 1e-3"],
+      "tests/test_rodcontact.py::test_crossing_rods_statics", "<= 1e-8; <= 1e-3",
+      ["1e-8", "1e-3"], [(1e-8, 1e-8), (1e-3, 1e-3)]),
+    C(CONTACT, "rod-rod contact: two free rods colliding", "1e-10 of H; 1e-12",
+      ["two free rods colliding keep the energy balance to 1e-10 of H and p and J to 1e-12"],
+      "tests/test_rodcontact.py::test_free_rods_collide_energy_and_momenta",
+      "<= 1e-10 H; ptp <= 1e-12", ["1e-10", "1e-12"], [(1e-10, 1e-10), (1e-12, 1e-12)]),
     # ------------------------------------------------------------------ gradients
     C(GRAD, "adjoint gradient vs central finite differences", "1e-6",
       ["The discrete adjoint's gradients equal central finite differences to 1e-6"],
