@@ -91,14 +91,21 @@ class Reduction:
         if missing:
             raise ParameterError("joints", "a master dof that is itself eliminated",
                                  "joints whose master nodes are not slaves of others")
-        T = PETSc.Mat().createAIJ(((n_own, PETSc.DECIDE), (n_red, PETSc.DECIDE)), comm=comm)
-        T.setPreallocationNNZ((8, 8))
-        for i in np.flatnonzero(~is_slave):
-            T.setValue(r0 + i, red_of_own[i], 1.0)
-        for i in np.flatnonzero(is_slave):
-            for m, c in rows[int(r0 + i)].items():
-                if c != 0.0:
-                    T.setValue(r0 + i, red_of[m], c)
+        # CSR of the owned rows: one 1 per master row, the relation on each slave row
+        slave_rows = {int(i): sorted((red_of[m], c) for m, c in rows[int(r0 + i)].items()
+                                     if c != 0.0) for i in np.flatnonzero(is_slave)}
+        counts = np.ones(n_own, dtype=PETSc.IntType)
+        for i, e in slave_rows.items():
+            counts[i] = len(e)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(PETSc.IntType)
+        cols = np.empty(indptr[-1], dtype=PETSc.IntType)
+        vals = np.ones(indptr[-1])
+        cols[indptr[self.masters_local]] = red_of_own[self.masters_local]
+        for i, e in slave_rows.items():
+            cols[indptr[i]:indptr[i + 1]] = [j for j, _ in e]
+            vals[indptr[i]:indptr[i + 1]] = [c for _, c in e]
+        T = PETSc.Mat().createAIJ(((n_own, PETSc.DECIDE), (n_red, PETSc.DECIDE)),
+                                  csr=(indptr, cols, vals), comm=comm)
         T.assemble()
         self.T = T
         self.W = W
