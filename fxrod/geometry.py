@@ -28,10 +28,19 @@ FRAME_TOL = 1e-10
 
 def _unit(name: str, v, size: int = 3) -> np.ndarray:
     a = check_vector(name, v, size)
-    n = float(np.linalg.norm(a))
-    if n == 0.0:
+    if not np.any(a):
         raise ParameterError(name, tuple(a), "a non-zero vector")
-    return a / n
+    return _direction(a)
+
+
+def _direction(v: np.ndarray) -> np.ndarray:
+    """The unit vector of a non-zero ``v``; tiny or huge vectors are scaled first, so that
+    their norm does not under- or overflow (found by the fuzz tests)."""
+    n = float(np.linalg.norm(v))
+    if 1e-150 < n < 1e150:
+        return v / n
+    u = v / np.max(np.abs(v))
+    return u / np.linalg.norm(u)
 
 
 def _frame(d1: np.ndarray, d3: np.ndarray) -> np.ndarray:
@@ -80,17 +89,18 @@ class Straight(Curve):
                  d1: Sequence[float]) -> None:
         self.start = check_vector("start", start, 3)
         self.end = b = check_vector("end", end, 3)
-        self.length = float(np.linalg.norm(b - self.start))
+        d = b - self.start
+        self.length = float(np.linalg.norm(d))
         if not self.length > 0.0:
             raise ParameterError("length", self.length, "> 0 (start and end must differ)")
-        self.d3 = (b - self.start) / self.length
+        self.d3 = _direction(d)
         d1 = check_vector("d1", d1, 3)
-        n1 = float(np.linalg.norm(d1))
-        if n1 == 0.0:
+        if not np.any(d1):
             raise ParameterError("d1", tuple(d1), "a non-zero vector orthogonal to end - start")
-        if abs(float(np.dot(d1 / n1, self.d3))) > 1e-10:
+        d1 = _direction(d1)
+        if abs(float(np.dot(d1, self.d3))) > 1e-10:
             raise ParameterError("d1", tuple(d1), "orthogonal to end - start (|d1.d3| <= 1e-10)")
-        self.d1 = d1 / n1
+        self.d1 = d1
 
     def evaluate(self, s):
         s = np.asarray(s, dtype=float).reshape(-1)
