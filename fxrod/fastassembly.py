@@ -61,6 +61,15 @@ int fxrod_element_offsets(int n_cells, const int32_t* dofs, int nd, const int32_
     return 0;
 }
 
+/* The coordinates of cell c's ngd geometry nodes into coords (3 per node). */
+static void gather_coords(double* coords, const double* x, const int32_t* gdofs, int c,
+                          int ngd)
+{
+    for (int g = 0; g < ngd; ++g)
+        memcpy(coords + 3 * g, x + 3 * (size_t)gdofs[(size_t)c * ngd + g],
+               3 * sizeof(double));
+}
+
 void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cells,
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
@@ -70,9 +79,7 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
     fxrod_kernel_t k = (fxrod_kernel_t)kernel;
     for (int e = 0; e < n_ent; ++e) {
         const int c = cells[e];
-        for (int g = 0; g < ngd; ++g)
-            memcpy(coords + 3 * g, x + 3 * (size_t)gdofs[(size_t)c * ngd + g],
-                   3 * sizeof(double));
+        gather_coords(coords, x, gdofs, c, ngd);
         memset(Ae, 0, (size_t)nd * nd * sizeof(double));
         k(Ae, coeffs + (size_t)e * cstride, consts, coords,
           local_index ? local_index + e : NULL, NULL, NULL);
@@ -102,9 +109,7 @@ void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells
     fxrod_kernel_t k = (fxrod_kernel_t)kernel;
     for (int e = 0; e < n_ent; ++e) {
         const int c = cells[e];
-        for (int g = 0; g < ngd; ++g)
-            memcpy(coords + 3 * g, x + 3 * (size_t)gdofs[(size_t)c * ngd + g],
-                   3 * sizeof(double));
+        gather_coords(coords, x, gdofs, c, ngd);
         memset(be, 0, (size_t)nd * sizeof(double));
         k(be, coeffs + (size_t)e * cstride, consts, coords,
           local_index ? local_index + e : NULL, NULL, NULL);
