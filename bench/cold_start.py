@@ -1,0 +1,71 @@
+"""Time from launch to the first step of the flying spaghetti, with an empty and a warm
+form cache (issue 22 target: <= 5 s cold).
+
+    python bench/cold_start.py [--runs 3] [--n-elements 10] [--json bench/cold_start.json]
+
+Each run starts a fresh interpreter (``python -c``) whose ``XDG_CACHE_HOME`` points at a new
+empty directory, so FFCx and fxrod's C helpers compile everything (cold); a second launch
+with the same directory finds them compiled (warm). The child prints the times since its
+launch at which ``import fxrod`` returned, the model was built, and the first step was done;
+the parent adds the interpreter start-up (launch to first line of the child) from its own
+clock. Times are wall-clock seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import sys, time
+t0 = float(sys.argv[1])
+import fxrod
+t_import = time.time() - t0
+from fxrod.examples import flying_spaghetti
+integ = flying_spaghetti(int(sys.argv[2])).integrator()
+t_model = time.time() - t0
+integ.step()
+t_step = time.time() - t0
+print(f"{t_import} {t_model} {t_step}")
+"""
+
+
+def launch(cache: str, n_e: int) -> dict[str, float]:
+    """One interpreter launch with ``XDG_CACHE_HOME = cache``: seconds from launch to the
+    end of ``import fxrod``, of the model's construction and of the first step."""
+    env = dict(os.environ, XDG_CACHE_HOME=cache)
+    env.pop("FXROD_CACHE_DIR", None)
+    t0 = time.time()
+    out = subprocess.run([sys.executable, "-c", CHILD, repr(t0), str(n_e)], env=env,
+                         check=True, capture_output=True, text=True).stdout.split()
+    t_import, t_model, t_step = (float(v) for v in out[-3:])
+    return {"import_s": t_import, "model_s": t_model, "first_step_s": t_step}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--n-elements", type=int, default=10)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    rows = []
+    for run in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="fxrod-cold-") as cache:
+            cold = launch(cache, args.n_elements)
+            warm = launch(cache, args.n_elements)
+        rows.append({"run": run, "cold": cold, "warm": warm})
+        print(f"run {run}: cold  import {cold['import_s']:.2f} s, model {cold['model_s']:.2f} s, "
+              f"first step {cold['first_step_s']:.2f} s | warm  import {warm['import_s']:.2f} s, "
+              f"model {warm['model_s']:.2f} s, first step {warm['first_step_s']:.2f} s")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"n_elements": args.n_elements, "runs": rows}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
