@@ -40,6 +40,16 @@ stiffnesses) that the sign of the determinant misses, and needs no eigenvalue it
 the arc length; it is a limit point if the load-factor component of the path tangent changes
 sign there, else a bifurcation. At a bifurcation the critical mode (inverse iteration with the
 factorised tangent) can start the bifurcated branch: branch switching.
+
+Contact. Frictionless penalty contact is conservative: with the end-point evaluation its
+residual is the exact gradient of ``k/2 <-g>^2`` at the point, its tangent symmetric, and a
+point on the path does not depend on the previous one. Contact with a rigid obstacle is part
+of the UFL residual; rod-rod contact (outside UFL) adds its rows and blocks through the hooks
+of :func:`fxrod.newton.register_nonlocal`, as in the Newton solvers. An obstacle may move
+with the load factor (``u(lambda)``, a prescribed displacement that drives the path). The
+penalty's stiffness jumps where a contact opens or closes: Newton still converges there (the
+residual is continuous), and a step that does not is halved. Friction and contact damping
+depend on the increment (the path, not the point) and are refused.
 """
 
 from __future__ import annotations
@@ -56,7 +66,9 @@ from mpi4py import MPI
 from petsc4py import PETSc
 
 from fxrod.errors import ConvergenceError, ParameterError, check_finite, check_positive
+from fxrod.forms.contact import Contact
 from fxrod.io import CSVWriter
+from fxrod.newton import global_bc_dofs, nonlocal_terms
 
 #: Codes of the ``event`` column: a regular point, a located limit point, a bifurcation.
 EVENTS = {"point": 0, "limit": 1, "bifurcation": 2}
@@ -138,6 +150,14 @@ class ArcLengthSettings:
             raise ParameterError("branch_sign", self.branch_sign, "+1 or -1")
 
 
+def _set_inputs(model, lam: float) -> None:
+    """The model's inputs at the load factor ``lam``, set as for a quasi-static step of
+    length ``h = 1`` ending at ``lam`` (the model's ``h``): the loads at ``lam``, a moving
+    obstacle at ``u(lam)`` (and ``u(lam - 1)`` at the start of the step, which the
+    end-point evaluation of frictionless, undamped contact does not use)."""
+    model.update_inputs(lam - 1.0, 1.0)
+
+
 class TangentSolver:
     """All linear algebra of the continuation: the residual, its load-factor derivative,
     the symmetrised tangent, its MUMPS LDL^T factorisation (with its inertia) and solves.
@@ -145,6 +165,11 @@ class TangentSolver:
     With joints (``model.reduction``, theory §2.7) the tangent is reduced, ``T^T J T`` with
     its Dirichlet rows and columns set to the identity, and :meth:`solve` and
     :meth:`critical_mode` return prolongations ``T x_r`` of the reduced solutions.
+
+    Terms outside UFL registered against ``model.w`` (rod-rod contact,
+    :func:`fxrod.newton.register_nonlocal`) add their rows to the residual and their blocks
+    to the tangent after the UFL assembly, as in the Newton solvers (their pattern may grow:
+    MUMPS then analyses the matrix again).
 
     Parameters
     ----------
@@ -162,6 +187,11 @@ class TangentSolver:
         bc_dofs = [bc.dof_indices()[0] for bc in model.bcs]
         bc_all = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, np.int64)
         self.bc_owned = bc_all[bc_all < self.n_owned]
+        self.terms = nonlocal_terms(model.w)
+        # rows and columns the terms leave out: the Dirichlet dofs of the full tangent (the
+        # reduced one has its own Dirichlet rows, set after the product T^T A T)
+        self.skip = (global_bc_dofs(model.w, model.bcs) if model.reduction is None
+                     else np.empty(0, dtype=np.int64))
         sig = model.field_dofs("sigma")
         sig = sig[sig < self.n_owned]
         self.D = self.A.createVecLeft()
@@ -189,10 +219,11 @@ class TangentSolver:
 
     def residual(self, lam: float) -> PETSc.Vec:
         """``R(u, lambda)`` at the current ``model.w``, Dirichlet rows zero (a new Vec)."""
-        m = self.model
-        m.update_inputs(lam, 0.0)
+        _set_inputs(self.model, lam)
         b = assemble_vector(self.F)
         b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+        for t in self.terms:
+            t.add_residual(b, self.skip)
         b.array[self.bc_owned] = 0.0
         return b
 
@@ -203,7 +234,7 @@ class TangentSolver:
         rp.axpy(-1.0, rm)
         rp.scale(0.5 / d)
         rm.destroy()
-        self.model.update_inputs(lam, 0.0)
+        _set_inputs(self.model, lam)
         return rp
 
     def factorise(self) -> int:
@@ -222,12 +253,22 @@ class TangentSolver:
         if self.red is None:
             assemble_matrix(A, self.J, bcs=self.model.bcs, diag=1.0)
             A.assemble()
+            self._add_terms(A)
             A.diagonalScale(L=self.D)
         else:
             assemble_matrix(A, self.J)
             A.assemble()
+            self._add_terms(A)
             T = self.red.T
-            self.Ar = A.ptap(T) if self.Ar is None else A.ptap(T, result=self.Ar)
+            if self.Ar is None:
+                self.Ar = A.ptap(T)
+            elif self.terms:      # the pattern may have grown: the product's pattern
+                Ar = A.ptap(T)
+                self.Ar.zeroEntries()
+                self.Ar.axpy(1.0, Ar, structure=PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
+                Ar.destroy()
+            else:
+                A.ptap(T, result=self.Ar)
             self.Ar.zeroRowsColumns(self.bc_rows, diag=1.0)
             self.Ar.diagonalScale(L=self.D_r)
             A = self.Ar
@@ -263,6 +304,11 @@ class TangentSolver:
             raise ConvergenceError(math.nan, math.nan, f"MUMPS factorisation failed "
                                    f"(INFOG(1) = {info})")
         return int(F.getMumpsInfog(12)) - self.offset
+
+    def _add_terms(self, A: PETSc.Mat) -> None:
+        """Add the blocks of the registered non-local terms to the assembled ``A``."""
+        for t in self.terms:
+            t.add_jacobian(A, self.skip)
 
     def solve(self, rhs: PETSc.Vec) -> PETSc.Vec:
         """``J^{-1} rhs`` with the last factorisation (a new Vec of the full space)."""
@@ -344,9 +390,11 @@ class Continuation:
     Parameters
     ----------
     model : RodModel
-        Quasi-static, end-point evaluation, fixed supports, no extension with own fields;
-        its loads are functions of the load factor. The path starts at its state ``w0``
-        (an equilibrium at ``lam0``).
+        Quasi-static, end-point evaluation, fixed supports, no extension with own fields,
+        contact (:class:`fxrod.forms.contact.Contact`, :class:`fxrod.forms.rodcontact.
+        RodContact`) frictionless and undamped; its loads (and obstacle motions) are
+        functions of the load factor. The path starts at its state ``w0`` (an equilibrium
+        at ``lam0``).
     settings : ArcLengthSettings, optional
         Arc-length options.
     points : mapping of str to float, optional
@@ -377,6 +425,14 @@ class Continuation:
                                  "none with own (history) fields")
         if any(getattr(ld, "follower", False) for ld in model.loads):
             raise ParameterError("loads", "a follower load", "dead loads (symmetric tangent)")
+        for ext in model.extensions:
+            if isinstance(ext, Contact):
+                for name, value in (("friction", max(ext.mu_a, ext.mu_l)),
+                                    ("damping", ext.damping)):
+                    if value > 0.0:
+                        raise ParameterError(f"{ext.name}.{name}", value,
+                                             "0 in the arc-length continuation (a path-"
+                                             "dependent, non-symmetric contact law)")
         self.model, self.settings = model, settings
         length = model.structure.extent
         self.points = {"tip": model.tip_coordinate} if points is None else dict(points)
@@ -417,7 +473,7 @@ class Continuation:
         w = self.model.w
         w.x.array[: u.size] = u
         w.x.scatter_forward()
-        self.model.update_inputs(lam, 0.0)
+        _set_inputs(self.model, lam)
 
     def _tangent(self, lam: float) -> tuple[np.ndarray, float]:
         """Unit path tangent ``(u', 1)/|.|`` at the factorised state (unoriented)."""
