@@ -14,17 +14,20 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
    (every 1 ms).
 2. ANCF companion, the blog's steel cantilever (1 m, 0.02 x 0.02 m, E 2.07e11 Pa) released
    at rest under gravity, 300 steps to 0.3 s with 10 and 40 elements. fxrod: the
-   energy-consistent midpoint step (:class:`fxrod.ancf.EnergyConsistentStepper`). Exudyn:
+   energy-consistent midpoint step (:class:`fxrod.ancf.EnergyConsistentStepper`) on its
+   default fast path (:mod:`fxrod.ancf.fast`), and on the general path (SNES, DOLFINx's
+   assembly, MUMPS; ``fast_assembly=False``) for comparison. Exudyn:
    ``ObjectANCFCable2D`` (same Gerstmayr axial strain, cubic Hermite), generalized-alpha with
    spectral radius 1 (trapezoidal), its default Newton. Reference: fxrod's ANCF with 40
    elements and 3000 and 6000 steps, Richardson-extrapolated (both steppers are second
    order); error: the largest tip distance [m] from it over the 301 times.
 
 A peer that is not installed (``pip install .[peers]``) is skipped with a line that says so.
-``ratio`` is the peer's mean wall time over fxrod's in the same comparison. ``--skip-peers``
-measures fxrod's rows only. ``--quick``: one run, the cantilever to 0.02 s (errors then
-against the data up to 0.02 s), the ANCF reference from 600/1200 steps (a smoke test of the
-script, not a measurement).
+``ratio`` is the row's mean wall time over fxrod's (default path) in the same comparison.
+``--skip-peers`` measures fxrod's rows only. ``--only cantilever`` or ``--only ancf`` runs
+one comparison and replaces only its rows in the ``--json`` file. ``--quick``: one run, the
+cantilever to 0.02 s (errors then against the data up to 0.02 s), the ANCF reference from
+600/1200 steps (a smoke test of the script, not a measurement).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import argparse
 import csv
 import importlib.util
 import json
+import os
 import statistics
 import time
 
@@ -130,12 +134,15 @@ def elastica_cantilever(n_e: int, t_end: float) -> tuple[float, np.ndarray]:
 STEEL = dict(E=2.07e11, rho=7850.0, b=0.02, h=0.02, L=1.0, g=9.81)
 
 
-def fxrod_ancf(n_e: int, steps: int, t_end: float = 0.3) -> tuple[float, np.ndarray]:
-    """fxrod's ANCF companion: (wall time of the steps [s], tip at the 301 times [m])."""
-    from fxrod.ancf import ANCFBeam, EnergyConsistentStepper, blog_beam
+def fxrod_ancf(n_e: int, steps: int, t_end: float = 0.3,
+               fast: bool = True) -> tuple[float, np.ndarray]:
+    """fxrod's ANCF companion (``fast``: its fast path, else SNES): (wall time of the steps
+    [s], tip at the 301 times [m])."""
+    from fxrod.ancf import ANCFBeam, EnergyConsistentStepper, blog_beam, default_settings
 
     beam = ANCFBeam(blog_beam(), n_e, gravity=(0.0, -STEEL["g"]))
-    st = EnergyConsistentStepper(beam, t_end / steps)
+    st = EnergyConsistentStepper(beam, t_end / steps,
+                                 settings=default_settings(beam, fast_assembly=fast))
     every = steps // 300
     tips = [beam.tip().copy()]
     t0 = time.perf_counter()
@@ -211,12 +218,40 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="smoke test (see module docstring)")
     ap.add_argument("--skip-peers", action="store_true",
                     help="fxrod's rows only (re-measure them without the long peer runs)")
+    ap.add_argument("--only", choices=("cantilever", "ancf"),
+                    help="one comparison; its rows replace those in the --json file")
     ap.add_argument("--json", default="bench/peers.json")
     a = ap.parse_args(argv)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
     out: dict = {"cantilever": [], "ancf": [], "skipped": []}
+    if a.only != "ancf":
+        _cantilever(out, a, runs, t_end)
+    if a.only != "cantilever":
+        _ancf(out, a, runs)
+    _ratios(out)
+    _print(out)
+    out["t_end"] = t_end
+    out["quick"] = a.quick
+    if not a.quick:
+        if a.only and os.path.exists(a.json):  # keep the other comparison's rows
+            with open(a.json) as fh:
+                old = json.load(fh)
+            other = "ancf" if a.only == "cantilever" else "cantilever"
+            out[other] = old[other]
+            out["skipped"] = [x for x in old["skipped"] if _other_peer(other, x)] + out["skipped"]
+        with open(a.json, "w") as fh:
+            json.dump(out, fh, indent=1)
+    return out
 
+
+def _other_peer(comparison: str, skipped: str) -> bool:
+    """Whether a ``skipped`` line of an earlier run belongs to ``comparison``."""
+    return ("PyElastica" in skipped) == (comparison == "cantilever")
+
+
+def _cantilever(out: dict, a, runs: int, t_end: float) -> None:
+    """The Ex. 6.2 cantilever rows of ``out``."""
     t_data, tip_data = cantilever_data(t_end)
     fxrod_cantilever(0.002)  # compile the forms before timing
     out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3", lambda: fxrod_cantilever(t_end),
@@ -232,10 +267,15 @@ def main(argv=None) -> dict:
     else:
         out["skipped"].append("PyElastica not installed (pip install .[peers])")
 
+
+def _ancf(out: dict, a, runs: int) -> None:
+    """The ANCF release rows of ``out``."""
     ref = ancf_reference(600 if a.quick else 3000)
     for n in (10, 40):
         out["ancf"].append(_measure(f"fxrod ANCF {n} el, 300 steps",
                                     lambda n=n: fxrod_ancf(n, 300), runs, ref))
+        out["ancf"].append(_measure(f"fxrod ANCF general path {n} el, 300 steps",
+                                    lambda n=n: fxrod_ancf(n, 300, fast=False), runs, ref))
     if a.skip_peers:
         pass
     elif _have("exudyn"):
@@ -245,6 +285,9 @@ def main(argv=None) -> dict:
     else:
         out["skipped"].append("Exudyn not installed (pip install .[peers])")
 
+
+def _ratios(out: dict) -> None:
+    """Each row's mean wall time over fxrod's (default path) in the same comparison."""
     for key, base in (("cantilever", 0), ("ancf", None)):
         rows = out[key]
         for r in rows:
@@ -254,6 +297,10 @@ def main(argv=None) -> dict:
                 n = r["label"].split(" el")[0].split()[-1]
                 ref_row = next(x for x in rows if x["label"].startswith(f"fxrod ANCF {n} el"))
             r["ratio"] = r["mean_s"] / ref_row["mean_s"]
+
+
+def _print(out: dict) -> None:
+    """The table of ``out``."""
     print(f"{'comparison':<40} {'wall [s] (runs)':<30} {'mean [s]':>9} {'tip err [m]':>11} "
           f"{'ratio':>8}")
     for key in ("cantilever", "ancf"):
@@ -263,12 +310,6 @@ def main(argv=None) -> dict:
                   f"{r['ratio']:>8.3g}")
     for line in out["skipped"]:
         print(f"skipped: {line}")
-    out["t_end"] = t_end
-    out["quick"] = a.quick
-    if not a.quick:
-        with open(a.json, "w") as fh:
-            json.dump(out, fh, indent=1)
-    return out
 
 
 if __name__ == "__main__":

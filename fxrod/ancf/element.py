@@ -385,6 +385,11 @@ class ANCFBeam:
         return (self.EA * 0.5 * (s0.eps + s1.eps) * d_eps * self.dx_a
                 + self.EI * 0.5 * (s0.K + s1.K) * d_K * self.dx_b)
 
+    def residual_form(self) -> fem.Form:
+        """Compiled static residual ``F = dU/dq - load * Q_ext`` (theory §A3), as
+        :meth:`residual` assembles it."""
+        return self._F_form
+
     def mass_form(self) -> fem.Form:
         """Compiled consistent mass bilinear form ``int rhoA du . w dx`` (theory §A2)."""
         return self._M_form

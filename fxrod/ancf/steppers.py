@@ -17,6 +17,12 @@
 
 ``h`` is the time step [s] throughout. The Newton solves take a
 :class:`fxrod.settings.SolverSettings`; :func:`default_settings` gives the ANCF defaults.
+By default they run the fast path of :mod:`fxrod.ancf.fast` (FFCx kernels from C, banded
+LU, the SNES iteration in C: same iterates up to round-off); ``fast_assembly=False`` (or
+a Jacobian lag or line search it does not reproduce, or a C helper that does not build)
+selects the general path, SNES with DOLFINx's assembly and MUMPS. The central difference
+likewise evaluates its force by the C loop and solves with the banded Cholesky factor of
+the mass unless ``fast_assembly=False``.
 
 Energy bookkeeping (§A4): ``H_n = T_n + U(q_n)`` with ``T_n = v_n^T M v_n / 2`` and
 ``v_n = (q_{n+1} - q_{n-1}) / (2 h)`` for the central difference; the cumulative external
@@ -30,6 +36,7 @@ Units: SI (s, m, J).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import dolfinx.fem as fem
@@ -39,6 +46,7 @@ import ufl
 from petsc4py import PETSc
 
 from fxrod.ancf.element import ANCFBeam
+from fxrod.ancf.fast import FastAcceleration, FastNewton
 from fxrod.ancf.modal import critical_time_step
 from fxrod.errors import (
     ConvergenceError,
@@ -70,8 +78,9 @@ def default_settings(beam: ANCFBeam, **changes) -> SolverSettings:
     ``jacobian_lag``, ``linesearch``, ``mumps_icntl`` and ``malloc_tuning``;
     :func:`solve_static` halves its load increments on its own (``max_halvings``), so
     ``adaptive``, ``h_min``, ``grow_after``, ``retry_linesearch`` and ``predictor`` are not
-    used. ``fast_assembly`` is always off: :class:`fxrod.fastassembly.FastJacobian` assumes a
-    dofmap of block size 1, the ANCF space is a blocked vector space (block size 2).
+    used. ``fast_assembly`` (on) selects the fast path of :mod:`fxrod.ancf.fast` where it
+    applies (``jacobian_lag == 1``, ``linesearch == "basic"``); off, SNES with DOLFINx's
+    assembly and MUMPS (``mumps_icntl``, ``malloc_tuning`` then apply).
 
     Raises
     ------
@@ -80,20 +89,58 @@ def default_settings(beam: ANCFBeam, **changes) -> SolverSettings:
     """
     base = SolverSettings(atol=1e-13 * float(np.max(beam.EA.x.array)), rtol=1e-14,
                           stol=1e-12, max_it=25, jacobian_lag=1, linesearch="basic",
-                          retry_linesearch=None, fast_assembly=False)
+                          retry_linesearch=None, fast_assembly=True)
     return base.replace(**changes) if changes else base
 
 
+class _Newton:
+    """Newton solves of ``F(beam.r) = 0``: :class:`fxrod.ancf.fast.FastNewton` where it
+    applies, else (and for an iterate off the boundary values) :class:`NewtonSolver` with
+    DOLFINx's assembly, built when first needed.
+
+    Attributes
+    ----------
+    fast : FastNewton or None
+        The fast path, None when the general one is used.
+    """
+
+    def __init__(self, F: ufl.Form, beam: ANCFBeam, settings: SolverSettings) -> None:
+        self._F, self._beam, self.settings = F, beam, settings
+        self._general: NewtonSolver | None = None
+        self.fast: FastNewton | None = None
+        if FastNewton.applicable(settings):
+            try:
+                self.fast = FastNewton(F, beam, settings)
+            except Exception as err:  # noqa: BLE001  (no C compiler, odd layout: say why)
+                warnings.warn(f"fxrod: ANCF fast path unavailable ({err}); using SNES",
+                              RuntimeWarning, stacklevel=3)
+
+    @property
+    def general(self) -> NewtonSolver:
+        """The SNES solver (DOLFINx's assembly, MUMPS), built on first use."""
+        if self._general is None:
+            self._general = NewtonSolver(self._F, self._beam.r, self._beam.bcs,
+                                         self.settings.replace(fast_assembly=False))
+        return self._general
+
+    def solve(self) -> tuple[int, int]:
+        """Solve from the iterate in ``beam.r``: ``(SNES reason, Newton iterations)``."""
+        if self.fast is not None:
+            out = self.fast.solve()
+            if out is not None:
+                return out
+        return self.general.solve()
+
+
 def _newton(F: ufl.Form, beam: ANCFBeam, settings: SolverSettings | None,
-            **defaults) -> NewtonSolver:
-    """Newton solver of ``F(beam.r) = 0`` with ``settings`` (default: ``default_settings``
-    of ``beam`` with ``defaults``), always with DOLFINx's assembly (see
-    :func:`default_settings`)."""
+            **defaults) -> _Newton:
+    """Newton solves of ``F(beam.r) = 0`` with ``settings`` (default: ``default_settings``
+    of ``beam`` with ``defaults``)."""
     if settings is None:
         settings = default_settings(beam, **defaults)
     elif not isinstance(settings, SolverSettings):
         raise ParameterError("settings", settings, "a fxrod.settings.SolverSettings")
-    return NewtonSolver(F, beam.r, beam.bcs, settings.replace(fast_assembly=False))
+    return _Newton(F, beam, settings)
 
 
 def _failure_reason(reason: int, q: np.ndarray) -> str | None:
@@ -236,6 +283,9 @@ class CentralDifference:
         :func:`~fxrod.ancf.modal.critical_time_step`).
     blowup : float
         A displacement larger than ``blowup * L`` counts as blow-up.
+    fast_assembly : bool
+        Force by the C loop and banded Cholesky solve (:class:`fxrod.ancf.fast.
+        FastAcceleration`, the default); False: DOLFINx's assembly and PETSc's Cholesky.
 
     Attributes
     ----------
@@ -262,6 +312,7 @@ class CentralDifference:
         v0: np.ndarray | None = None,
         h_critical: float | None = None,
         blowup: float = 10.0,
+        fast_assembly: bool = True,
     ) -> None:
         safety = check_range("safety", safety, 0.0, 1.0, lo_open=True)
         if h is not None:
@@ -281,17 +332,27 @@ class CentralDifference:
         free = beam.free_dofs
         self._free = free
         M = beam.mass_matrix()
-        iset = PETSc.IS().createGeneral(free.astype(PETSc.IntType), comm=PETSc.COMM_SELF)
-        self._M = M.createSubMatrix(iset, iset)
-        self._Mdense = self._M.convert("dense").getDenseArray().copy()
+        Mfull = M.convert("dense").getDenseArray().copy()
+        self._Mdense = Mfull[np.ix_(free, free)]
+        #: the fast path (:class:`fxrod.ancf.fast.FastAcceleration`) or None
+        self.fast: FastAcceleration | None = None
+        if fast_assembly:
+            try:
+                self.fast = FastAcceleration(beam, Mfull)
+            except Exception as err:  # noqa: BLE001  (no C compiler, odd layout: say why)
+                warnings.warn(f"fxrod: ANCF fast path unavailable ({err}); using PETSc",
+                              RuntimeWarning, stacklevel=2)
+        if self.fast is None:
+            iset = PETSc.IS().createGeneral(free.astype(PETSc.IntType), comm=PETSc.COMM_SELF)
+            self._M = M.createSubMatrix(iset, iset)
+            iset.destroy()
+            self._ksp = PETSc.KSP().create(PETSc.COMM_SELF)
+            self._ksp.setOperators(self._M)
+            self._ksp.setType(PETSc.KSP.Type.PREONLY)
+            self._ksp.getPC().setType(PETSc.PC.Type.CHOLESKY)
+            self._ksp.setUp()  # the factorisation, once
+            self._b, self._a = self._M.createVecs()
         M.destroy()
-        iset.destroy()
-        self._ksp = PETSc.KSP().create(PETSc.COMM_SELF)
-        self._ksp.setOperators(self._M)
-        self._ksp.setType(PETSc.KSP.Type.PREONLY)
-        self._ksp.getPC().setType(PETSc.PC.Type.CHOLESKY)
-        self._ksp.setUp()  # the factorisation, once
-        self._b, self._a = self._M.createVecs()
         self.t = 0.0
         q0 = beam.state()
         v = np.zeros_like(q0) if v0 is None else np.asarray(v0, dtype=float).copy()
@@ -304,6 +365,8 @@ class CentralDifference:
 
     def acceleration(self, q: np.ndarray) -> np.ndarray:
         """``M^-1 (Q_ext - dU/dq)`` on the free dofs (zero on the fixed ones) [1/s^2 x dof]."""
+        if self.fast is not None:
+            return self.fast(q)
         f = -self.beam.residual(q)
         self._b.array[:] = f[self._free]
         self._ksp.solve(self._b, self._a)
