@@ -8,6 +8,10 @@ the stresses N, M as cell data opens directly in ParaView. The collection file i
 after every frame (temporary file, then rename), so an interrupted run leaves a readable
 series; a frame that cannot be written raises :class:`fxrod.errors.OutputError`, leaves no
 temporary file and keeps the collection of the frames before it. Only rank 0 writes.
+
+Surfaces (the rigid obstacles of contact) are written as triangulated ``.vtp`` PolyData
+(:func:`write_vtp` with ``polys``); :func:`plane_patch`, :func:`sphere_surface` and
+:func:`cylinder_surface` triangulate the primitive shapes, in metres.
 """
 
 from __future__ import annotations
@@ -72,25 +76,104 @@ def _data_array(name: str, a: np.ndarray) -> str:
             f'format="ascii">{vals}</DataArray>')
 
 
-def write_vtp(path, points: np.ndarray, point_data: dict, cell_data: dict) -> None:
-    """Write one polyline (points in order) as VTK XML PolyData; cells are its segments."""
+def write_vtp(path, points: np.ndarray, point_data: dict, cell_data: dict,
+              polys: np.ndarray | None = None) -> None:
+    """Write VTK XML PolyData: one polyline through the points in order (its segments are
+    the cells), or, with ``polys`` (an ``(m, 3)`` array of point indices), a triangulated
+    surface (the triangles are the cells)."""
     pts = np.asarray(points, dtype=float)
     n = len(pts)
-    conn = " ".join(str(i) for j in range(n - 1) for i in (j, j + 1))
-    offs = " ".join(str(2 * (j + 1)) for j in range(n - 1))
+    if polys is None:
+        cells = np.column_stack([np.arange(n - 1), np.arange(1, n)])
+        kind, counts = "Lines", f'NumberOfLines="{n - 1}" NumberOfPolys="0"'
+    else:
+        cells = np.asarray(polys, dtype=np.int64).reshape(-1, 3)
+        kind, counts = "Polys", f'NumberOfLines="0" NumberOfPolys="{len(cells)}"'
+    conn = " ".join(str(int(i)) for i in cells.reshape(-1))
+    offs = " ".join(str(int(k)) for k in cells.shape[1] * np.arange(1, len(cells) + 1))
     pd = "".join(_data_array(k, v) for k, v in point_data.items())
     cd = "".join(_data_array(k, v) for k, v in cell_data.items())
     xml = (
         '<?xml version="1.0"?>\n<VTKFile type="PolyData" version="0.1" byte_order="LittleEndian">'
-        f'<PolyData><Piece NumberOfPoints="{n}" NumberOfVerts="0" NumberOfLines="{n - 1}" '
-        'NumberOfStrips="0" NumberOfPolys="0">'
+        f'<PolyData><Piece NumberOfPoints="{n}" NumberOfVerts="0" {counts} '
+        'NumberOfStrips="0">'
         f"<Points>{_data_array('Points', pts)}</Points>"
         f"<PointData>{pd}</PointData><CellData>{cd}</CellData>"
-        '<Lines><DataArray type="Int64" Name="connectivity" format="ascii">'
+        f'<{kind}><DataArray type="Int64" Name="connectivity" format="ascii">'
         f'{conn}</DataArray><DataArray type="Int64" Name="offsets" format="ascii">{offs}'
-        "</DataArray></Lines></Piece></PolyData></VTKFile>\n"
+        f"</DataArray></{kind}></Piece></PolyData></VTKFile>\n"
     )
     Path(path).write_text(xml)
+
+
+def _frame(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors orthogonal to the unit vector ``axis`` and to each other."""
+    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+    e1 = np.cross(axis, helper)
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(axis, e1)
+
+
+def _grid_triangles(n_u: int, n_v: int, periodic_v: bool) -> np.ndarray:
+    """Triangles of a structured ``n_u x n_v`` point grid (row-major), closed in v if
+    ``periodic_v``."""
+    tris = []
+    for i in range(n_u - 1):
+        for j in range(n_v if periodic_v else n_v - 1):
+            a, b = i * n_v + j, i * n_v + (j + 1) % n_v
+            c, d = a + n_v, b + n_v
+            tris += [(a, b, d), (a, d, c)]
+    return np.array(tris, dtype=np.int64)
+
+
+def plane_patch(point, normal, half_width: float, n: int = 2):
+    """A square patch of a plane: centre ``point`` [m], unit ``normal``, half-width
+    ``half_width`` [m], ``n x n`` points. Returns ``(points (n^2, 3), triangles (m, 3))``."""
+    normal = np.asarray(normal, dtype=float)
+    e1, e2 = _frame(normal / np.linalg.norm(normal))
+    u = np.linspace(-half_width, half_width, n)
+    U, V = np.meshgrid(u, u, indexing="ij")
+    pts = np.asarray(point, float) + U.reshape(-1, 1) * e1 + V.reshape(-1, 1) * e2
+    return pts, _grid_triangles(n, n, False)
+
+
+def sphere_surface(centre, radius: float, n: int = 24):
+    """A sphere of ``radius`` [m] about ``centre`` [m]: ``n`` latitude rings between the
+    poles, ``2 n`` points a ring; every point lies on the sphere. Returns ``(points,
+    triangles)``."""
+    theta = np.linspace(0.0, np.pi, n + 2)[1:-1]
+    phi = np.linspace(0.0, 2 * np.pi, 2 * n, endpoint=False)
+    T, P = np.meshgrid(theta, phi, indexing="ij")
+    ring = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1)
+    unit = np.vstack([ring.reshape(-1, 3), [[0, 0, 1], [0, 0, -1]]])
+    tris = [_grid_triangles(n, 2 * n, True)]
+    top, bottom, m = n * 2 * n, n * 2 * n + 1, 2 * n
+    tris.append(np.array([(top, (j + 1) % m, j) for j in range(m)]))
+    last = (n - 1) * m
+    tris.append(np.array([(bottom, last + j, last + (j + 1) % m) for j in range(m)]))
+    return np.asarray(centre, float) + radius * unit, np.vstack(tris)
+
+
+def cylinder_surface(point, axis, radius: float, length: float, n: int = 48,
+                     caps: bool = False):
+    """The mantle of a circular cylinder: axis through ``point`` [m] (the middle) along the
+    unit ``axis``, ``radius`` and ``length`` [m], ``n`` points a ring; with ``caps`` the
+    two flat end discs. Every point lies on the cylinder. Returns ``(points, triangles)``."""
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    e1, e2 = _frame(axis)
+    phi = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    ring = radius * (np.cos(phi)[:, None] * e1 + np.sin(phi)[:, None] * e2)
+    p = np.asarray(point, dtype=float)
+    ends = [p - 0.5 * length * axis, p + 0.5 * length * axis]
+    pts = np.vstack([ends[0] + ring, ends[1] + ring])
+    tris = [_grid_triangles(2, n, True)]
+    if caps:
+        pts = np.vstack([pts, ends])
+        c0, c1 = 2 * n, 2 * n + 1
+        tris.append(np.array([(c0, (j + 1) % n, j) for j in range(n)]))
+        tris.append(np.array([(c1, n + j, n + (j + 1) % n) for j in range(n)]))
+    return pts, np.vstack(tris)
 
 
 class PVDWriter:
@@ -126,8 +209,9 @@ class PVDWriter:
         return self.dir / f"{self.name}.pvd"
 
     def write(self, t: float, points, point_data: dict | None = None,
-              cell_data: dict | None = None) -> None:
-        """Add the frame at time t [s] and rewrite the collection file.
+              cell_data: dict | None = None, polys: np.ndarray | None = None) -> None:
+        """Add the frame at time t [s] and rewrite the collection file (a polyline, or the
+        triangulated surface ``polys``, see :func:`write_vtp`).
 
         Raises
         ------
@@ -144,7 +228,7 @@ class PVDWriter:
         tmp = self.path.with_suffix(".pvd.tmp")
         target = self.dir / rel
         try:
-            write_vtp(target, points, point_data or {}, cell_data or {})
+            write_vtp(target, points, point_data or {}, cell_data or {}, polys)
             target = tmp
             tmp.write_text('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1">'
                            f"<Collection>{ds}</Collection></VTKFile>\n")

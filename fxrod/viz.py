@@ -2,6 +2,12 @@
 
 Every function takes plain numpy centrelines (``(n_pts, 3)`` arrays in metres), so all
 formulations (Cosserat, ANCF, Hamel) share them. Only call these on MPI rank 0.
+
+Contact: :func:`snapshot_figure` and :func:`animation` draw rigid obstacles
+(:mod:`fxrod.obstacles`, translucent grey) and :func:`snapshot_figure` draws forces as red
+arrows (:func:`force_glyphs`), e.g. the nodal contact forces of
+:class:`fxrod.probes.ContactFieldProbe` (``frame.arrows()``) or the node-pair forces of
+:class:`fxrod.probes.RodContactProbe` (``probe.arrows()``), with a note of the scale.
 """
 
 from __future__ import annotations
@@ -44,10 +50,76 @@ def _tube(pv, pts: np.ndarray, radius: float):
 
 
 def _auto_radius(frames: Sequence[np.ndarray]) -> float:
+    return 0.006 * _scene(frames)[1]
+
+
+#: Length of the longest force arrow, as a fraction of the scene size, by default.
+ARROW_FRACTION = 0.15
+
+
+def _scene(frames: Sequence[np.ndarray]) -> tuple[np.ndarray, float]:
+    """Centre [m] and size [m] (largest extent, at least the first centreline's length)."""
     allp = np.concatenate([np.asarray(f) for f in frames])
-    span = float(np.max(np.ptp(allp, axis=0)))
     seg = float(np.linalg.norm(np.diff(np.asarray(frames[0]), axis=0), axis=1).sum())
-    return 0.006 * max(span, seg, 1e-12)
+    return 0.5 * (allp.min(0) + allp.max(0)), max(float(np.max(np.ptp(allp, axis=0))), seg,
+                                                  1e-12)
+
+
+def _add_obstacles(pv, plotter, obstacles: Sequence, frames, t: float) -> list:
+    """Draw the obstacles in their pose at t (translucent grey); returns the actors."""
+    from fxrod.probes import obstacle_surface
+
+    centre, size = _scene(frames)
+    actors = []
+    for ob in obstacles:
+        surf = obstacle_surface(ob, centre, 0.75 * size, t=t)
+        if surf is not None:
+            pts, tris = surf
+            mesh = pv.PolyData(pts, np.column_stack([np.full(len(tris), 3), tris]).ravel())
+            actors.append(plotter.add_mesh(mesh, color="silver", opacity=0.45,
+                                           smooth_shading=True))
+    return actors
+
+
+def force_glyphs(points: np.ndarray, forces: np.ndarray, scale: float):
+    """Arrows for point forces: one arrow per nonzero force, from its point [m] along the
+    force [N], ``scale * |f|`` long (``scale`` [m/N]). Returns a pyvista PolyData (the
+    glyphs) whose field data ``force`` holds the drawn forces, (n_arrows, 3) [N]."""
+    pv = _pv()
+    pts = np.asarray(points, dtype=float).reshape(-1, 3)
+    f = np.asarray(forces, dtype=float).reshape(-1, 3)
+    mag = np.linalg.norm(f, axis=1)
+    on = mag > 0.0
+    cloud = pv.PolyData(pts[on])
+    cloud["force"] = f[on]
+    cloud["length"] = scale * mag[on]
+    glyphs = cloud.glyph(orient="force", scale="length", factor=1.0,
+                         geom=pv.Arrow(tip_length=0.25, tip_radius=0.08, shaft_radius=0.03))
+    glyphs.field_data["force"] = f[on]
+    return glyphs
+
+
+def _add_forces(plotter, forces, size: float, force_scale: float | None,
+                force_label: str) -> None:
+    """Arrows of every ``(points, forces)`` set and the scale note (lower left)."""
+    sets = [(np.asarray(p, float).reshape(-1, 3), np.asarray(f, float).reshape(-1, 3))
+            for p, f in forces]
+    fmax = max((float(np.linalg.norm(f, axis=1).max()) for _, f in sets if len(f)),
+               default=0.0)
+    if fmax == 0.0:
+        plotter.add_text(f"{force_label}: none", position="lower_left", font_size=10,
+                         color="black")
+        return
+    scale = ARROW_FRACTION * size / fmax if force_scale is None else float(force_scale)
+    total = np.zeros(3)
+    for pts, f in sets:
+        if np.any(f):
+            plotter.add_mesh(force_glyphs(pts, f, scale), color="red")
+            total += f.sum(axis=0)
+    ref = ARROW_FRACTION * size
+    plotter.add_text(f"red arrows: {force_label}, {ref:.3g} m long = {ref / scale:.3g} N; "
+                     f"largest {fmax:.3g} N, resultant {np.linalg.norm(total):.3g} N",
+                     position="lower_left", font_size=10, color="black")
 
 
 def _camera(plotter, azimuth: float, elevation: float, zoom: float = 1.0) -> None:
@@ -74,6 +146,10 @@ def snapshot_figure(
     extra_lines: Sequence[np.ndarray] = (),
     zoom: float = 1.0,
     time_label: str = "t [s]",
+    obstacles: Sequence = (),
+    forces: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    force_scale: float | None = None,
+    force_label: str = "contact force",
 ) -> Path:
     """Write a PNG of centreline snapshots as tubes coloured by time.
 
@@ -102,6 +178,18 @@ def snapshot_figure(
     time_label : str
         Title of the colour bar, with the unit of ``times`` (e.g. ``"load factor [-]"``
         in a quasi-static run).
+    obstacles : sequence of fxrod.obstacles.Obstacle
+        Rigid obstacles, drawn translucent in their pose at the last time; unbounded ones
+        (half-space, infinite cylinder) cut to the scene (user signed distances are not
+        drawn).
+    forces : sequence of (points (n, 3), forces (n, 3)) arrays
+        Point forces [N] at points [m] drawn as red arrows from the points (e.g.
+        ``ContactFrame.arrows()`` of the last snapshot), with a scale note.
+    force_scale : float, optional
+        Arrow length per newton [m/N]; default: the largest force is drawn
+        :data:`ARROW_FRACTION` of the scene size long.
+    force_label : str
+        What the arrows are, for the scale note.
 
     Returns
     -------
@@ -132,6 +220,9 @@ def snapshot_figure(
             step = max(1, len(pts) // 8)
             for k in range(3):
                 p.add_arrows(pts[::step], tri[::step, :, k], mag=6 * r, color=colors[k])
+    _add_obstacles(pv, p, obstacles, frames, tmax)
+    if len(forces):
+        _add_forces(p, forces, _scene(frames)[1], force_scale, force_label)
     if title:
         p.add_text(title, font_size=12, color="black")
     p.show_axes()
@@ -153,13 +244,15 @@ def animation(
     fps: int = 10,
     trail: np.ndarray | None = None,
     time_unit: str = "s",
+    obstacles: Sequence = (),
 ) -> Path:
     """Write an animation of the centreline (GIF, or MP4 when imageio-ffmpeg is installed).
 
     The camera is fixed so that the whole motion stays in view. The format follows the
     suffix of ``path`` (``.gif`` or ``.mp4``). ``frames`` are centrelines [m] at ``times``
     (in ``time_unit``, shown as ``t = 0.5 s``); ``trail`` is an ``(n_frames, 3)`` path [m]
-    drawn up to the current frame.
+    drawn up to the current frame; ``obstacles`` (:mod:`fxrod.obstacles`) are drawn in
+    their pose at each frame's time, as in :func:`snapshot_figure`.
     """
     pv = _pv()
     if len(frames) == 0:
@@ -180,9 +273,15 @@ def animation(
         p.open_movie(str(out), framerate=fps)
     else:
         p.open_gif(str(out), fps=fps)
+    shown = _add_obstacles(pv, p, obstacles, frames, float(times[0]))
+    moving = any(ob.moving for ob in obstacles)
     for i, (pts, t) in enumerate(zip(frames, times, strict=True)):
         p.remove_actor(actor)
         actor = p.add_mesh(_tube(pv, pts, r), color="tab:blue", smooth_shading=True)
+        if moving and i > 0:
+            for a in shown:
+                p.remove_actor(a)
+            shown = _add_obstacles(pv, p, obstacles, frames, float(t))
         if trail is not None and i > 0:
             p.add_mesh(pv.lines_from_points(np.asarray(trail)[: i + 1]), color="black")
         label.SetText(2, f"t = {t:.3g}{unit}")
