@@ -19,8 +19,11 @@ pulled at ``v ~ eps`` sees a fraction of it (``exp(mu theta / sqrt 2)`` = 1.95 a
 eps``). Steps: :func:`problem`, :func:`simulation` (one per pair), :func:`finish`.
 
 Files: ``DIR/capstan.csv`` (columns ``mu, theta, tension_ratio``, one row per pair),
-``DIR/capstan_mu<mu>_theta<deg>.csv`` (the load steps with the contact columns) and
-``DIR/capstan.png`` (the ropes at slip on their drums).
+``DIR/capstan_mu<mu>_theta<deg>.csv`` (the load steps with the contact columns),
+``DIR/capstan.png`` (the ropes at slip on their drums),
+``DIR/capstan_mu<mu>_theta<deg>_contact.png`` (3D, the contact forces at slip as arrows)
+and the contact fields in ``DIR/capstan_mu<mu>_theta<deg>_contact.pvd`` when ParaView
+output is asked for.
 
 Summary keys: ``ratio_<i>`` (T_out / T_in of pair i) and ``error_<i>`` (its relative
 difference from exp(mu theta)).
@@ -32,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fxrod import viz
 from fxrod.bcs import Clamp
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import output_files, recorded, restart_of, wrote
@@ -41,6 +45,7 @@ from fxrod.io import CSVWriter
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.obstacles import Cylinder
+from fxrod.probes import ContactFieldProbe
 from fxrod.problem import Problem
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
@@ -120,7 +125,7 @@ def simulation(problem: Problem, out: Path | None, name: str, first: bool,
         control = {**control, "restart": restart_of(control.get("restart"), name)}
     contact = problem.model.extensions[0]
     sim = recorded(problem, out, name, snapshot_times=[0.0, problem.t_end], quiet=quiet,
-                   probes=[contact.probe()], **control)
+                   probes=[contact.probe(), ContactFieldProbe(contact)], **control)
     if sim.integ.step_count == 0:
         seed_slide(sim.integ, problem.h)
     return sim
@@ -183,6 +188,17 @@ def figure(sims: dict[tuple[float, float], Simulation], path: Path) -> Path:
     return path
 
 
+def contact_figure(sim: Simulation, path: Path) -> Path:
+    """The rope at the end of the pull on its drum, with the nodal contact forces (normal
+    and friction) as red arrows (pyvista, rank 0)."""
+    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
+    t = max(sim.snapshots)
+    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=ROPE_RADIUS,
+                               azimuth=-30.0, elevation=20.0, time_label="load factor",
+                               obstacles=[sim.model.extensions[0].obstacle],
+                               forces=[field.frames[t].arrows()])
+
+
 def finish(sims: dict[tuple[float, float], Simulation], out: Path | None,
            pictures: bool = True) -> Result:
     """``capstan.csv`` (one row per pair), the summary and the picture (rank 0)."""
@@ -197,6 +213,8 @@ def finish(sims: dict[tuple[float, float], Simulation], out: Path | None,
         files.append(out / f"{NAME}.csv")
         if pictures:
             files.append(figure(sims, out / f"{NAME}.png"))
+            files += [contact_figure(sim, out / f"{label(*p)}_contact.png")
+                      for p, sim in sims.items()]
     files += [f for sim in sims.values() for f in output_files(sim)]
     s, lines = {}, []
     for i, ((mu, theta), r) in enumerate(ratios.items()):

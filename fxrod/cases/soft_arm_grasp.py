@@ -30,8 +30,10 @@ time ``t* = ramp/pi arccos(1 - 2 f*/f_max)`` (:func:`onset_time`).
 
 Files: ``DIR/soft_arm_grasp.csv`` (standard columns, the chamber forces ``tau_1..3`` [N]
 and the contact probe's ``contact_*`` columns), ``DIR/soft_arm_grasp.pvd`` (ParaView,
-every step) and ``DIR/soft_arm_grasp.png`` (snapshots in the bending plane with the
-cylinder).
+every step; the nodal contact forces, gaps and stick/slide states in
+``DIR/soft_arm_grasp_contact.pvd``), ``DIR/soft_arm_grasp.png`` (snapshots in the bending
+plane with the cylinder) and ``DIR/soft_arm_grasp_contact.png`` (3D, with the contact forces
+as arrows).
 
 Summary keys: ``t`` [s], ``steps``, ``onset_time`` and ``onset_time_exact`` [s],
 ``contact_length`` [m] and ``normal_force`` [N] at the end, ``wrap_angle`` [rad] (contact
@@ -48,6 +50,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
+from fxrod import viz
 from fxrod.bcs import Clamp
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import last_row, output_files, recorded, wrote
@@ -55,7 +58,7 @@ from fxrod.errors import ParameterError
 from fxrod.forms.contact import QUADRATURES, Contact
 from fxrod.model import RodModel
 from fxrod.obstacles import Cylinder
-from fxrod.probes import ColumnProbe
+from fxrod.probes import ColumnProbe, ContactFieldProbe
 from fxrod.problem import Problem
 from fxrod.settings import SolverSettings
 from fxrod.simulation import Simulation
@@ -136,7 +139,8 @@ def simulation(problem: Problem, out: Path | None, f_max: float = -150.0,
     contact = problem.model.extensions[1]
     times = [t for t in PICTURE_TIMES if t <= problem.t_end + 1e-9]
     return recorded(problem, out, NAME, snapshot_times=times, paraview_every=1,
-                    probes=[taus, contact.probe()], quiet=quiet, **control)
+                    probes=[taus, contact.probe(), ContactFieldProbe(contact)], quiet=quiet,
+                    **control)
 
 
 def free_gap(f: float, n_points: int = 2001) -> float:
@@ -208,6 +212,16 @@ def figure(sim: Simulation, path: Path) -> Path:
     return path
 
 
+def contact_figure(sim: Simulation, path: Path) -> Path:
+    """The last snapshot's centreline in 3D with the cylinder and the nodal contact forces
+    (normal and friction) as red arrows (pyvista, rank 0)."""
+    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
+    t = max(sim.snapshots)
+    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=0.1 * SOFT_ARM.diameter,
+                               azimuth=-30.0, elevation=20.0, obstacles=[cylinder()],
+                               forces=[field.frames[t].arrows()])
+
+
 def finish(sim: Simulation, out: Path | None, f_max: float = -150.0, ramp: float = 1.0,
            pictures: bool = True) -> Result:
     """Summary (onset against the static arc, contact length, wrap angle, penetration,
@@ -224,8 +238,8 @@ def finish(sim: Simulation, out: Path | None, f_max: float = -150.0, ramp: float
                                                 / max(float(np.max(np.abs(port))), 1e-300)))
     s["penetration_bound"] = DESIGN_LINE_LOAD / sim.model.extensions[1].k
     s["wrap_angle"] = s["contact_length"] / (CYLINDER_RADIUS + 0.5 * SOFT_ARM.diameter)
-    figs = [figure(sim, out / f"{NAME}.png")] if pictures and out is not None and rank == 0 \
-        else []
+    figs = [figure(sim, out / f"{NAME}.png"), contact_figure(sim, out / f"{NAME}_contact.png")] \
+        if pictures and out is not None and rank == 0 else []
     text = (f"{NAME}: {s['steps']} steps to t = {s['t']:g} s; contact from t = "
             f"{s['onset_time']:.4f} s (static arc: {s['onset_time_exact']:.4f} s); at the end "
             f"contact length {s['contact_length']:.4f} m (wrap {math.degrees(s['wrap_angle']):.0f}"
