@@ -511,6 +511,23 @@ CLAIMS: tuple[Claim, ...] = (
       ["two free rods colliding keep the energy balance to 1e-10 of H and p and J to 1e-12"],
       "tests/test_rodcontact.py::test_free_rods_collide_energy_and_momenta",
       "<= 1e-10 H; ptp <= 1e-12", ["1e-10", "1e-12"], [(1e-10, 1e-10), (1e-12, 1e-12)]),
+    C(CONTACT, "adaptive step cutting rescues an impact", "8 iterations; 1e-9 of H",
+      ["An impact step that Newton cannot solve in 8 iterations (h = 0.02 s on stiff ground) is "
+       "cut automatically, and the balance closes to 1e-9 of H at every step"],
+      f"{CT}::test_adaptive_step_cutting_rescues_the_impact", "<= 1e-9 max(1, H)", "1e-9",
+      [(1e-9, 1e-9)]),
+    C(CONTACT, "nodal contact forces of a resting rod sum to its weight", "1e-9",
+      ["The nodal contact forces written to the CSV and ParaView sum to a resting rod's weight "
+       "to 1e-9"],
+      "tests/test_contact_output.py::test_rod_at_rest_nodal_forces_are_the_weight",
+      "<= 1e-9 W", "1e-9", [(1e-9, 1e-9)]),
+    C(CONTACT, "contact along arc-length paths vs closed forms and stepping", "1e-5; 1e-8",
+      ["a cantilever pressed onto a sphere follows the propped cantilever with the penalty in "
+       "series and two crossing rods follow linear beam theory, the force within 1e-5 in both, "
+       "and every path equals quasi-static load stepping to 1e-8"],
+      ["tests/test_continuation_contact.py::test_cantilever_pressed_on_a_sphere",
+       "tests/test_continuation_contact.py::test_crossing_rods"], "rel <= 1e-5; <= 1e-8",
+      ["1e-5", "1e-8"], [(1e-5, 1e-5), (1e-8, 1e-8)]),
     # ------------------------------------------------------------------ gradients
     C(GRAD, "adjoint gradient vs central finite differences", "1e-6",
       ["The discrete adjoint's gradients equal central finite differences to 1e-6"],
