@@ -85,7 +85,7 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
           local_index ? local_index + e : NULL, NULL, NULL);
         const int32_t* cd = dofs + (size_t)c * nd;
         const uint16_t* oc = off + (size_t)c * nd * nd;
-        for (int i = 0; i < nd; ++i) {
+        for (int i = 0; vals && i < nd; ++i) {  /* vals NULL: element matrices only */
             double* row = vals + indptr[cd[i]];
             const double* Ar = Ae + (size_t)i * nd;
             const uint16_t* oi = oc + (size_t)i * nd;
@@ -371,6 +371,9 @@ class FastJacobian:
         #: when :meth:`keep_element_matrices` was called (the chain solver's input)
         self.elem = None
         self._elem_ptr = k.ffi.NULL
+        #: assemble the CSR matrix :attr:`A` (False: only :attr:`elem`, see
+        #: :meth:`keep_element_matrices`)
+        self.csr = True
 
     @classmethod
     def applicable(cls, J_form, comm) -> bool:
@@ -395,10 +398,15 @@ class FastJacobian:
     def _ptr(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data) if arr is not None else self.ffi.NULL
 
-    def keep_element_matrices(self) -> None:
-        """Also keep every cell's element matrix in :attr:`elem` on each assembly."""
-        self.elem = np.zeros((self.dofs.shape[0], self.nd, self.nd))
-        self._elem_ptr = self.kernels.ptr(self.elem, "double*")
+    def keep_element_matrices(self, csr: bool = True) -> None:
+        """Also keep every cell's element matrix in :attr:`elem` on each assembly;
+        ``csr=False``: only those (the CSR values of :attr:`A` are then left alone and
+        only its state is increased, so that a preconditioner set up from :attr:`elem`
+        sees a new operator; set :attr:`csr` to assemble :attr:`A` again)."""
+        if self.elem is None:
+            self.elem = np.zeros((self.dofs.shape[0], self.nd, self.nd))
+            self._elem_ptr = self.kernels.ptr(self.elem, "double*")
+        self.csr = bool(csr)
 
     def assemble(self, constants: bool = True) -> None:
         """Assemble the Jacobian at the current ``u`` into :attr:`A` (``constants=False``
@@ -408,16 +416,23 @@ class FastJacobian:
         if constants:
             k.pack_constants()
         k.pack_coefficients()
-        self.vals[:] = 0.0
+        if self.csr:
+            self.vals[:] = 0.0
+            static = self._static
+        else:  # no CSR values: NULL for vals
+            static = (*self._static[:7], k.ffi.NULL, *self._static[8:])
         if self.elem is not None:
             self.elem[:] = 0.0
         add = self.lib.lib.fxrod_add_element_matrices
         for it in k.integrals:
             cells, local, coeffs = it["ptrs"]
             add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static, self._elem_ptr)
-        self.vals[self.bc_diag] = 1.0
-        self.A.assemble()  # bumps the matrix state: the LU is refreshed
+                k.consts_ptr, *static, self._elem_ptr)
+        if self.csr:
+            self.vals[self.bc_diag] = 1.0
+            self.A.assemble()  # bumps the matrix state: the LU is refreshed
+        else:
+            self.A.stateIncrease()  # a new operator for the preconditioner
 
     def snes_callback(self, snes, x, J, P) -> None:
         """``SNES.setJacobian`` callback: copy x into u (as DOLFINx does), assemble."""

@@ -149,7 +149,7 @@ class NewtonSolver:
                  and ChainSolver.applicable(w.function_space))
         if s.linear_solver == "chain" and not chain:
             warnings.warn("fxrod: the chain solver needs a serial run with fast assembly of "
-                          "one open rod; using MUMPS", RuntimeWarning, stacklevel=2)
+                          "open rods without joints; using MUMPS", RuntimeWarning, stacklevel=2)
         if chain:
             del opts["pc_factor_mat_solver_type"]
             opts["pc_type"] = "python"
@@ -206,7 +206,7 @@ class NewtonSolver:
         if self.fast_jacobian is not None:
             try:
                 solver = ChainSolver(self.w.function_space, self.fast_jacobian.bc_dofs)
-                self.fast_jacobian.keep_element_matrices()
+                self.fast_jacobian.keep_element_matrices(csr=False)
             except Exception as err:  # noqa: BLE001  (e.g. no C compiler: MUMPS, say why)
                 warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
                               RuntimeWarning, stacklevel=3)

@@ -35,6 +35,8 @@ LAYERS: dict[str, int] = {
     "fxrod.problem": 7, "fxrod.simulation": 7,
     # 7: gradients of runs by the discrete adjoint, optimisation over them
     "fxrod.adjoint": 7, "fxrod.optimize": 7,
+    # 7: many independent rods stepped together
+    "fxrod.ensemble": 7,
     # 8: the paper's and the field's problems, pictures
     "fxrod.examples": 8, "fxrod.frames": 8, "fxrod.soft_arm": 8, "fxrod.viz": 8,
     "fxrod.plots_viscoelastic": 8,

@@ -14,15 +14,44 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from fxrod.chain import ChainSolver
+from fxrod.bcs import Clamp
+from fxrod.chain import ChainSolver, _chain_order
 from fxrod.errors import ParameterError
 from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
+from fxrod.geometry import Arc
 from fxrod.integrators import Integrator
+from fxrod.loads import EndLoad
+from fxrod.model import RodModel
+from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
 from fxrod.soft_arm import soft_arm
+from fxrod.structure import Structure
 from tests.conftest import newton_iterates
 
+
+def three_rods() -> RodModel:
+    """A Structure of three different rods without joints: a free straight rod with a
+    tip pulse (flying-spaghetti section), a clamped arc with a tip force, a clamped stiffer
+    straight rod with a follower tip moment; 3, 4 and 2 elements."""
+    soft = Section(rhoA=1.0, M11=10.0, M22=10.0, k_s1=1e4, k_s2=1e4, k_e=1e4,
+                   k_b1=1e3, k_b2=1e3, k_t=1e3, radius=0.1)
+    stiff = Section(rhoA=2.0, M11=4.0, M22=6.0, k_s1=3e4, k_s2=2e4, k_e=5e4,
+                    k_b1=4e3, k_b2=2e3, k_t=1e3, radius=0.1)
+    rods = [Rod(soft, start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+                n_elements=3),
+            Rod(stiff, curve=Arc(3.0, np.pi / 3), n_elements=4),
+            Rod(stiff, start=(0.0, 2.0, 0.0), end=(0.0, 2.0, 4.0), d1=(1.0, 0.0, 0.0),
+                n_elements=2)]
+    loads = [EndLoad("L", rod=0, force=lambda t: 20.0 * t * np.array([0.1, 0.0, 0.0]),
+                     moment=lambda t: 20.0 * t * np.array([0.0, 1.0, 0.5])),
+             EndLoad("L", rod=1, force=lambda t: t * np.array([0.0, 0.0, 300.0])),
+             EndLoad("L", rod=2, moment=lambda t: t * np.array([50.0, 0.0, 20.0]),
+                     follower=True)]
+    return RodModel(Structure(rods), loads, [Clamp("0", rod=1), Clamp("0", rod=2)])
+
+
 MODELS = {
+    "three_rods": (three_rods, 0.1, 6),
     "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1, 8),
     "clamped_cosserat_dynamic": (lambda: cantilever_vibration(4, constraints=()).model,
                                  1e-3, 8),
@@ -64,6 +93,14 @@ def test_chain_solve_is_a_sparse_lu_solve(name):
     chain.solve(b, x)
     ref = spl.spsolve(A, b)
     assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
+
+
+def test_chain_order_of_disjoint_chains():
+    """Two chains (cells 0-1 on vertices 4-2-0, cell 2 on 1-3) and a loop (rejected)."""
+    order, left = _chain_order(np.array([[2, 0], [4, 2], [1, 3]]), 5)
+    assert order.tolist() == [0, 2, 4, 1, 3] and left.tolist() == [1, 1, 0]
+    assert _chain_order(np.array([[0, 1], [1, 2], [2, 0]]), 3) is None
+    assert _chain_order(np.array([[0, 1]]), 3) is None        # an isolated vertex
 
 
 def test_zero_compliance_falls_back_to_mumps():

@@ -1,0 +1,126 @@
+"""Ensembles (issue 22): N rods stepped together in one model with the chain solver give,
+member by member, the separate single-rod runs of the general path (MUMPS).
+
+Reference: each member run alone as a plain :class:`fxrod.model.RodModel` with its load
+factor in the load's own time function (and its own uniform section), solved with MUMPS.
+Full Newton in both runs (``jacobian_lag=1``): each converged iterate is the discrete
+solution to round-off, so the two agree to 1e-12 although their Newton iterations stop
+on different residual norms (one member against all of them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxrod.bcs import Clamp
+from fxrod.ensemble import Ensemble
+from fxrod.errors import ParameterError
+from fxrod.examples import flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.integrators import Integrator
+from fxrod.loads import DistributedLoad, EndLoad, piecewise_linear_hat
+from fxrod.model import RodModel
+from fxrod.rod import Rod, Section
+from fxrod.settings import SolverSettings
+
+FULL_NEWTON = dict(atol=1e-11, rtol=1e-14, jacobian_lag=1)
+
+
+def scaled(loads, a: float) -> list:
+    """The template loads with the factor ``a`` in their time functions."""
+    def times_a(f):
+        return lambda t: a * np.asarray(f(t), dtype=float)
+
+    out = []
+    for ld in loads:
+        kw = {k: times_a(getattr(ld, k)) for k in ("force", "moment")
+              if getattr(ld, k) is not None}
+        out.append(EndLoad(ld.end, follower=ld.follower, **kw) if isinstance(ld, EndLoad)
+                   else DistributedLoad(follower=ld.follower, **kw))
+    return out
+
+
+def sorted_q(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return q[np.argsort(s, kind="stable")]
+
+
+def compare(ens: Ensemble, singles: list, h: float, steps: int) -> tuple[float, float]:
+    """Step the ensemble (chain solver) and every single model (MUMPS) ``steps`` times;
+    return the largest |q| difference over all steps and nodes [m] and of the energies
+    relative to the largest single-run energy."""
+    integ = ens.integrator(h, SolverSettings(linear_solver="chain", **FULL_NEWTON))
+    assert integ.newton.chain is not None and integ.newton.chain.reason is None
+    runs = [Integrator(m, h, SolverSettings(**FULL_NEWTON)) for m in singles]
+    dq = dE = 0.0
+    for _ in range(steps):
+        integ.step()
+        E = ens.energies()
+        for k, (run, m) in enumerate(zip(runs, singles, strict=True)):
+            run.step()
+            s_ref = m.space.Q.tabulate_dof_coordinates()[:, 0]
+            ref = sorted_q(s_ref, m.q_nodal_local())
+            mine = sorted_q(ens.member_arclength(k), ens.member_nodes(k))
+            dq = max(dq, float(np.max(np.abs(mine - ref))))
+            H = m.ledger.current()["H"]
+            dE = max(dE, abs(E[k] - H) / max(1.0, abs(H)))
+    return dq, dE
+
+
+def test_flying_spaghetti_members_equal_single_runs():
+    """Four flying spaghetti (4 elements) with load factors 0.5 .. 1.5, 6 loading steps."""
+    rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
+              d1=(0.0, 1.0, 0.0), n_elements=4)
+    amps = [0.5, 0.8, 1.2, 1.5]
+    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
+    singles = [RodModel(rod, scaled(flying_spaghetti_loads(), a)) for a in amps]
+    dq, dE = compare(ens, singles, 0.1, 6)
+    # measured: 4e-15 m and 6e-15 (round-off of two assemblies and eliminations)
+    assert dq <= 1e-12 and dE <= 1e-12
+    assert np.all(np.diff(ens.energies()) > 0.0)   # more load, more energy
+
+
+def test_sections_and_distributed_loads_per_member():
+    """Three clamped cantilevers (3 elements), a distributed force and a follower tip
+    moment, each member with its own section and factor (the non-uniform structure's
+    quadrature coefficients against the single rods' Constants)."""
+    def section(k_b: float, rho_a: float) -> Section:
+        return Section(rhoA=rho_a, M11=0.1, M22=0.2, k_s1=2e4, k_s2=3e4, k_e=5e4,
+                       k_b1=k_b, k_b2=2.0 * k_b, k_t=0.7 * k_b, radius=0.05)
+
+    secs = [section(1e3, 1.0), section(2e3, 1.5), section(5e2, 0.8)]
+    rod = Rod(secs[0], start=(0.0, 0.0, 0.0), end=(2.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+              n_elements=3)
+    f = piecewise_linear_hat(1.0, 0.2, 0.4)
+    loads = [DistributedLoad(force=lambda t: f(t) * np.array([0.0, 30.0, -50.0])),
+             EndLoad("L", moment=lambda t: f(t) * np.array([0.0, 20.0, 10.0]), follower=True)]
+    amps = [1.0, -0.7, 1.3]
+    ens = Ensemble(rod, loads, amps, supports=[Clamp("0")], sections=secs)
+    assert not ens.structure.uniform
+    singles = [RodModel(Rod(s, start=(0.0, 0.0, 0.0), end=(2.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+                            n_elements=3), scaled(loads, a), [Clamp("0")])
+               for s, a in zip(secs, amps, strict=True)]
+    dq, dE = compare(ens, singles, 0.05, 5)
+    assert dq <= 1e-12 and dE <= 1e-12
+
+
+def test_tips_are_the_members_end_nodes():
+    rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
+              d1=(0.0, 1.0, 0.0), n_elements=1)
+    ens = Ensemble(rod, flying_spaghetti_loads(), [1.0, 2.0])
+    assert np.array_equal(ens.tips(), [[6.0, 0.0, 0.0]] * 2)
+    assert ens.size == 2 and np.array_equal(ens.energies(), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("kw,name", [
+    (dict(amplitudes=[]), "amplitudes"),
+    (dict(amplitudes=[1.0, np.nan]), "amplitudes"),
+    (dict(sections=[flying_spaghetti_section()]), "sections"),
+    (dict(loads=[EndLoad("L", force=(1.0, 0.0, 0.0), rod=1)]), "loads"),
+    (dict(supports=[Clamp("0", rod=1)]), "supports"),
+])
+def test_bad_input_is_rejected(kw, name):
+    rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
+              d1=(0.0, 1.0, 0.0), n_elements=2)
+    args = dict(rod=rod, loads=flying_spaghetti_loads(), amplitudes=[1.0, 2.0]) | kw
+    with pytest.raises(ParameterError, match=name):
+        Ensemble(**args)
