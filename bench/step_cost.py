@@ -5,16 +5,17 @@
 
 For each n_e: a few warm-up steps, then N timed steps (from t = 0: the loading phase;
 ``--start 6`` times the free flight instead, where the rod tumbles and Newton needs more
-iterations). Breakdown per step from PETSc log events and timed SNES callbacks: residual
-assembly, Jacobian assembly, factorisation (PETSc ``PCSetUp``: MUMPS symbolic + numeric, or
-the chain solver's condensation and block factorisation), solves (``PCApply``), and the
-rest (Python overhead, line search, vector updates). ``cpu_ms`` is the process CPU time
-per step (less disturbed than wall time when other processes share the cores).
-``ms/step`` is the mean, ``median`` the median over the timed steps (this machine's
-timings scatter by +-15 % from run to run). ``--unoptimised`` measures the path the
-speed-ups replaced (DOLFINx assembly, plain predictor, MUMPS's automatic scaling; still
-modified Newton); run it with ``FXROD_MALLOC_TUNING=0`` in the environment to also drop
-the allocator setting.
+iterations). Breakdown per step in CPU time (:func:`instrument`; MUMPS: PETSc log
+events): residual assembly, Jacobian assembly (with the chain solver: also its
+cell-by-cell condensation and block factorisation), factorisation (MUMPS ``PCSetUp``:
+symbolic + numeric; chain solver: the backward-error check), solves (``PCApply``; chain:
+the check solve too), and the rest of ``cpu_ms`` (Python overhead, vector updates).
+``cpu_ms`` is the process CPU time per step (less disturbed than wall time when other
+processes share the cores). ``ms/step`` is the mean, ``median`` the median over the
+timed steps (this machine's timings scatter by +-15 % from run to run).
+``--unoptimised`` measures the path the speed-ups replaced (DOLFINx assembly, plain
+predictor, MUMPS's automatic scaling; still modified Newton); run it with
+``FXROD_MALLOC_TUNING=0`` in the environment to also drop the allocator setting.
 """
 
 from __future__ import annotations
@@ -29,12 +30,34 @@ from fxrod.examples import flying_spaghetti
 
 
 def _timed(fn, acc, key):
+    """``fn`` adding its process CPU time [s] to ``acc[key]`` (CPU: less disturbed than
+    wall time when other processes share the cores)."""
     def wrapper(*args, **kw):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         out = fn(*args, **kw)
-        acc[key] += time.perf_counter() - t0
+        acc[key] += time.process_time() - t0
         return out
     return wrapper
+
+
+def instrument(newton) -> dict:
+    """Time the Newton solver's parts by wrapping its objects' methods (the SNES path and
+    the fast path without SNES alike): residual (``FastResidual.assemble``), Jacobian
+    (``FastJacobian.assemble``; with the chain solver attached it also condenses and
+    factors, cell by cell), factor (``ChainSolver.factor``: the vertex sweep when not
+    attached; and the check, ``backward_error``), solve (``ChainSolver.solve``, the check
+    solve included). Returns the accumulator [s] (MUMPS runs: PETSc events instead)."""
+    acc = {"residual": 0.0, "jacobian": 0.0, "factor": 0.0, "solve": 0.0}
+    for obj, name, key in ((newton.fast_residual, "assemble", "residual"),
+                           (newton.fast_jacobian, "assemble", "jacobian")):
+        if obj is not None:
+            setattr(obj, name, _timed(getattr(obj, name), acc, key))
+    chain = newton.chain.chain if newton.chain is not None else None
+    if chain is not None:
+        for name, key in (("factor", "factor"), ("backward_error", "factor"),
+                          ("solve", "solve")):
+            setattr(chain, name, _timed(getattr(chain, name), acc, key))
+    return acc
 
 
 def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_kw) -> dict:
@@ -43,17 +66,20 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
     t0 = time.perf_counter()
     integ = flying_spaghetti(n_e).integrator(**integ_kw)
     setup = time.perf_counter() - t0
-    snes = integ.newton.snes
-    acc = {"residual": 0.0, "jacobian": 0.0}
-    vec, (f, fargs, fkw) = snes.getFunction()
-    snes.setFunction(_timed(f, acc, "residual"), vec, args=fargs, kargs=fkw)
-    A, P, (j, jargs, jkw) = snes.getJacobian()
-    snes.setJacobian(_timed(j, acc, "jacobian"), A, P, args=jargs, kargs=jkw)
+    newton = integ.newton
+    acc = instrument(newton)
+    snes = newton.snes
+    if newton.fast_residual is None:  # DOLFINx's callbacks
+        vec, (f, fargs, fkw) = snes.getFunction()
+        snes.setFunction(_timed(f, acc, "residual"), vec, args=fargs, kargs=fkw)
+    if newton.fast_jacobian is None:
+        A, P, (j, jargs, jkw) = snes.getJacobian()
+        snes.setJacobian(_timed(j, acc, "jacobian"), A, P, args=jargs, kargs=jkw)
     for _ in range(warmup):
         integ.step()
     if start > 0.0:
         integ.advance_to(start)
-    acc["residual"] = acc["jacobian"] = 0.0
+    acc.update(dict.fromkeys(acc, 0.0))
     ev = {k: PETSc.Log.Event(k) for k in ("PCSetUp", "PCApply")}
     before = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
     its = 0
@@ -66,8 +92,11 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
     wall = sum(per_step)
     cpu = time.process_time() - cpu0
     after = {k: e.getPerfInfo()["time"] for k, e in ev.items()}
-    fact = after["PCSetUp"] - before["PCSetUp"]
-    solve = after["PCApply"] - before["PCApply"]
+    if newton.chain is not None and newton.chain.chain is not None:
+        fact, solve = acc["factor"], acc["solve"]
+    else:  # MUMPS: PETSc's events
+        fact = after["PCSetUp"] - before["PCSetUp"]
+        solve = after["PCApply"] - before["PCApply"]
     row = {
         "n_e": n_e, "unknowns": integ.model.space.W.dofmap.index_map.size_global
         * integ.model.space.W.dofmap.index_map_bs, "setup_s": setup,
@@ -77,7 +106,7 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
         "residual_ms": 1e3 * acc["residual"] / steps, "jacobian_ms": 1e3 * acc["jacobian"] / steps,
         "factor_ms": 1e3 * fact / steps, "solve_ms": 1e3 * solve / steps,
     }
-    row["other_ms"] = row["ms_per_step"] - (row["residual_ms"] + row["jacobian_ms"]
+    row["other_ms"] = row["cpu_ms"] - (row["residual_ms"] + row["jacobian_ms"]
                                             + row["factor_ms"] + row["solve_ms"])
     return row
 

@@ -9,16 +9,37 @@ other element. With the element matrices ``A_e`` (from
 :class:`fxrod.fastassembly.FastJacobian`, Dirichlet rows and columns zero) ordered
 ``[interior | left vertex | right vertex]``::
 
-    X_e = A_II^-1 [A_IB | I]                       (batched LU with partial pivoting)
-    S_e = A_BB - A_BI A_II^-1 A_IB                 (element Schur complements)
+    X_e = A_II^-1 A_IB(:, active)                  (LU of A_II, see below)
+    S_e = A_BB - A_BI X_e                          (element Schur complements)
 
-the vertex system ``sum_e S_e`` is block tridiagonal with 18 x 18 blocks and is factored by
-block Gaussian elimination (block Thomas algorithm, partial pivoting inside each diagonal
-block) in a small C loop; a solve is the forward/backward block sweep and the interior
-back-substitution ``x_I = A_II^-1 (r_I - A_IB x_B)``. Cost per element and factorisation:
-about ``2/3 ni^3 + 2 ni^2 (2 nv + ni) + 2 (2 nv)^2 ni`` ~ 1.5e5 flops for the condensation
-and ``~ 14/3 nv^3`` ~ 2.7e4 for the vertex sweep; a solve ~ ``4 ni (ni + 2 nv) + 8 nv^2``
-~ 8e3 flops. No ordering, no symbolic phase.
+("active": the vertex columns that A_IB couples, 24 of 36; the vertex multipliers do not
+couple to the interior). The vertex system ``sum_e S_e`` is block tridiagonal with
+18 x 18 blocks and is factored by block Gaussian elimination (block Thomas algorithm,
+partial pivoting inside each diagonal block) in a small C loop; a solve is the
+forward/backward block sweep and the interior back-substitution
+``x_I = A_II^-1 r_I - X_e x_B``.
+
+The LU of A_II eliminates the cell-local fields (the unknowns of discontinuous
+sub-elements: the DG1 stresses, 12 of 30) first, pivoting among themselves: their block is
+the compliance (2 x 2 blocks), so their elimination costs little and fills only the
+q/multiplier block (48 % of the LU entries nonzero instead of 81 % with plain partial
+pivoting). Where that meets a pivot below its block's largest entry / ``MAX_GROWTH``
+(zero compliance, or a field whose block is singular), the cell is refactored with plain
+partial pivoting, and if that fails too the solver reports a singular interior block.
+
+Attached to a :class:`fxrod.fastassembly.FastJacobian` (:meth:`ChainSolver.attach`, as
+:class:`fxrod.newton.NewtonSolver` does), the factorisation runs inside the Jacobian
+assembly, cell by cell: FFCx kernel into a 66 x 66 buffer, condensation right away; no
+array of all element matrices is zeroed, written or read (348 MB at 10 000 cells). The
+factorisation is checked by the backward error of a solve of the vertex system with a
+fixed random right-hand side (18 x 18 blocks; the interiors are pivoted LUs with a
+growth bound), beyond :data:`MAX_BACKWARD_ERROR` a ``RuntimeError`` (MUMPS from then on).
+
+Storage read by a solve, per element: LU of A_II (30 x 30), X_e (30 x 24), the nonzero
+rows of A_BI (24 x 30), and per vertex three 18 x 18 blocks: ~ 25 KB (ints aside).
+Flops per element (measured nonzero counts): condensation ~ 6e4 (LU ~ 1e4, X_e ~ 3e4,
+Schur ~ 3e4), vertex sweep ~ 2e4 (nonzero columns of the coupling blocks only), a solve
+~ 6e3. No ordering, no symbolic phase.
 
 Applicable to disjoint open chains of cells (every vertex in one or two cells, no loop:
 one rod, or a :class:`fxrod.structure.Structure` of rods without joints, e.g. an
@@ -41,13 +62,16 @@ _C_SOURCE = r"""
 #include <stdint.h>
 #include <string.h>
 
-/* In-place LU with partial pivoting of the n x n row-major A; -1 on a zero pivot. */
-static int lu(int n, double* A, int* piv)
+/* In-place LU with partial pivoting of the n x n row-major A, the pivots of the first ns
+   columns chosen among the first ns rows only (a block eliminated first without rows from
+   outside it: its sparsity stays); -1 on a zero pivot. */
+static int lu(int n, double* A, int* piv, int ns)
 {
     for (int k = 0; k < n; ++k) {
         int p = k;
         double big = fabs(A[k * n + k]);
-        for (int i = k + 1; i < n; ++i)
+        const int rows = k < ns ? ns : n;
+        for (int i = k + 1; i < rows; ++i)
             if (fabs(A[i * n + k]) > big) { big = fabs(A[i * n + k]); p = i; }
         piv[k] = p;
         if (big == 0.0) return -1;
@@ -93,6 +117,33 @@ static void lu_solve(int n, const double* LU, const int* piv, double* B, int m)
     }
 }
 
+/* sum_{k in [lo, hi)} a[k] b[k] with four partial sums (instruction-level parallelism;
+   a fixed order, so the result is reproducible). */
+static double dot4(const double* a, const double* b, int lo, int hi)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int k = lo;
+    for (; k + 4 <= hi; k += 4) {
+        s0 += a[k] * b[k]; s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2]; s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < hi; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* lu_solve for one right-hand side b, by rows: contiguous dot products without branches
+   (the solves read the factors once and are bound by memory traffic). */
+static void lu_solve1(int n, const double* LU, const int* piv, double* b)
+{
+    for (int k = 0; k < n; ++k)
+        if (piv[k] != k) { double t = b[k]; b[k] = b[piv[k]]; b[piv[k]] = t; }
+    for (int i = 1; i < n; ++i) b[i] -= dot4(LU + (size_t)i * n, b, 0, i);
+    for (int i = n - 1; i >= 0; --i) {
+        const double* Ui = LU + (size_t)i * n;
+        b[i] = (b[i] - dot4(Ui, b, i + 1, n)) * (1.0 / Ui[i]);
+    }
+}
+
 /* Block Thomas factorisation of the block-tridiagonal matrix with diagonal blocks D[k],
    sub-diagonal blocks L[k] = A(k+1, k) and super-diagonal blocks U[k] = A(k, k+1)
    (nb x nb each, m diagonal blocks). D[k] becomes the LU of the k-th pivot block,
@@ -112,8 +163,22 @@ int fxrod_btri_factor(int m, int nb, double* D, const double* L, double* U, int*
                         for (int j = 0; j < nb; ++j) Dk[i * nb + j] -= a * G[l * nb + j];
                 }
         }
-        if (lu(nb, Dk, piv + k * nb) != 0) return -1 - k;
-        if (k < m - 1) lu_solve(nb, Dk, piv + k * nb, U + k * bb, nb);
+        if (lu(nb, Dk, piv + k * nb, 0) != 0) return -1 - k;
+        if (k < m - 1) {  /* G = pivot^-1 U on U's nonzero columns (e.g. no multipliers) */
+            double* Uk = U + k * bb;
+            double T[64 * 64];
+            int nc = 0, cols[64];
+            for (int j = 0; j < nb; ++j) {
+                int nz = 0;
+                for (int i = 0; i < nb && !nz; ++i) nz = Uk[i * nb + j] != 0.0;
+                if (nz) cols[nc++] = j;
+            }
+            for (int i = 0; i < nb; ++i)
+                for (int c = 0; c < nc; ++c) T[i * nc + c] = Uk[i * nb + cols[c]];
+            if (nc) lu_solve(nb, Dk, piv + k * nb, T, nc);
+            for (int i = 0; i < nb; ++i)
+                for (int c = 0; c < nc; ++c) Uk[i * nb + cols[c]] = T[i * nc + c];
+        }
     }
     return 0;
 }
@@ -134,7 +199,7 @@ void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const doub
                 rk[i] -= s;
             }
         }
-        lu_solve(nb, D + k * bb, piv + (size_t)k * nb, rk, 1);
+        lu_solve1(nb, D + k * bb, piv + (size_t)k * nb, rk);
     }
     for (int k = m - 2; k >= 0; --k) {
         double* xk = r + (size_t)k * nb;
@@ -148,25 +213,109 @@ void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const doub
     }
 }
 
+/* A_II of E (unit diagonal at the Dirichlet interior dofs bc) into A and its LU (see lu,
+   first ns columns pivoted within the first ns rows); -1 if a pivot is below the largest
+   entry of its block (the first ns rows and columns, or the whole A_II) / max_growth. */
+static int interior_lu(int ni, int nd, int ns, const double* E, const int8_t* bc,
+                       double max_growth, double* A, int* piv)
+{
+    double amax = 0.0, smax = 0.0;
+    for (int i = 0; i < ni; ++i)
+        for (int j = 0; j < ni; ++j) {
+            const double a = E[i * nd + j];
+            A[i * ni + j] = a;
+            if (fabs(a) > amax) amax = fabs(a);
+            if (i < ns && j < ns && fabs(a) > smax) smax = fabs(a);
+        }
+    for (int i = 0; i < ni; ++i)
+        if (bc[i]) A[i * ni + i] = 1.0;
+    if (amax == 0.0) amax = 1.0;
+    if (lu(ni, A, piv, ns) != 0) return -1;
+    for (int i = 0; i < ni; ++i)
+        if (fabs(A[i * ni + i]) * max_growth < (i < ns ? smax : amax)) return -1;
+    return 0;
+}
+
+/* Condensation of one element matrix E (nd x nd, ordered [interior (ni) | left vertex
+   (nv) | right vertex (nv)], Dirichlet rows and columns zero) of chain position k (see
+   fxrod_chain_condense): the interior LU eliminates the first ns interior unknowns (the
+   cell-local fields, e.g. the stresses) first, among themselves, and if that meets a small
+   pivot, all of them with partial pivoting. Returns -1 on a (numerically) singular
+   interior block. */
+static int condense_cell(int k, int ni, int nv, int nd, int ns, const double* E, int lp,
+    const int8_t* bc_int, double max_growth, double* LUI, int* pivI, double* X, double* ABI,
+    int8_t* act, double* D, double* L, double* U)
+{
+    const int nb = 2 * nv;
+    const size_t bb = (size_t)nv * nv;
+    double* A = LUI + (size_t)k * ni * ni;
+    double* Xk = X + (size_t)k * ni * nb;
+    double* Bk = ABI + (size_t)k * nb * ni;
+    int8_t* ak = act + (size_t)k * nb;
+    const int8_t* bc = bc_int + (size_t)k * ni;
+    int* piv = pivI + (size_t)k * ni;
+    if ((ns == 0 || interior_lu(ni, nd, ns, E, bc, max_growth, A, piv) != 0)
+        && interior_lu(ni, nd, 0, E, bc, max_growth, A, piv) != 0)
+        return -1;
+    int na = 0, cols[64];
+    for (int b = 0; b < nb; ++b) {
+        int nz = 0, nzr = 0;
+        for (int i = 0; i < ni && !nz; ++i) nz = E[i * nd + ni + b] != 0.0;
+        for (int i = 0; i < ni && !nzr; ++i) nzr = E[(ni + b) * nd + i] != 0.0;
+        ak[b] = (int8_t)(nz | (nzr << 1));
+        if (nz) cols[na++] = b;
+    }
+    /* compact right-hand sides A_IB(:, active), solved in place: X (ni x na) */
+    for (int i = 0; i < ni; ++i)
+        for (int c = 0; c < na; ++c) Xk[i * na + c] = E[i * nd + ni + cols[c]];
+    if (na) lu_solve(ni, A, piv, Xk, na);
+    double* Dl = D + lp * bb;
+    double* Dr = D + (lp + 1) * bb;
+    double* Uk = U + lp * bb;
+    double* Lk = L + lp * bb;
+    for (int a = 0; a < nb; ++a) {
+        const double* Erow = E + (size_t)(ni + a) * nd;
+        double s[64], sc[64];
+        for (int b = 0; b < nb; ++b) s[b] = Erow[ni + b];
+        if (ak[a] & 2) {  /* A_BI row a (nonzero rows only, compact) */
+            for (int c = 0; c < na; ++c) sc[c] = 0.0;
+            for (int i = 0; i < ni; ++i) {
+                const double e = Erow[i];
+                Bk[i] = e;
+                if (e != 0.0)
+                    for (int c = 0; c < na; ++c) sc[c] += e * Xk[i * na + c];
+            }
+            Bk += ni;
+            for (int c = 0; c < na; ++c) s[cols[c]] -= sc[c];
+        }
+        if (a < nv)
+            for (int b = 0; b < nv; ++b) { Dl[a * nv + b] += s[b]; Uk[a * nv + b] = s[nv + b]; }
+        else
+            for (int b = 0; b < nv; ++b) {
+                Lk[(a - nv) * nv + b] = s[b]; Dr[(a - nv) * nv + b] += s[nv + b];
+            }
+    }
+    return 0;
+}
+
 /* Element condensation of the nc cells of the chains (cell k joins vertex positions lpos[k]
    and lpos[k] + 1; the positions of several chains follow each other, so the coupling
    blocks between one chain's last and the next one's first vertex stay zero):
    E(p, q) = elem[cells[k]][perm[k][p]][perm[k][q]] is the element matrix ordered
    [interior (ni) | left vertex (nv) | right vertex (nv)]. Per cell: LUI[k], the LU of A_II
-   (unit diagonal on Dirichlet interior dofs); ABI[k] = A_BI (nb x ni, nb = 2 nv);
-   act[k] (nb): 1 for the vertex columns that A_IB couples (the others, e.g. the vertex
-   multipliers, have X = 0 and S = A_BB); X[k] = A_II^-1 A_IB (ni x nb, zero in the
-   inactive columns). The Schur complements S = A_BB - A_BI X are summed into the diagonal
-   blocks D, super-diagonal U[k] = S(l, r) and sub-diagonal L[k] = S(r, l). work: nd * nd
-   doubles. Returns -1 - k if the interior block of cell k has a pivot below
-   max|A_II| / max_growth. */
-int fxrod_chain_condense(int nc, int ni, int nv, int nd, const int32_t* cells,
+   (unit diagonal on Dirichlet interior dofs); act[k] (nb, nb = 2 nv): bit 1 for the
+   vertex columns that A_IB couples (the active ones; the others, e.g. the vertex
+   multipliers, have X = 0 and S = A_BB), bit 2 for the nonzero rows of A_BI;
+   X[k] = A_II^-1 A_IB(:, active) (ni x na, compact, in space for ni x nb); ABI[k] the
+   nonzero rows of A_BI (compact, in space for nb x ni). The Schur complements
+   S = A_BB - A_BI X are summed into the diagonal blocks D, super-diagonal
+   U[k] = S(l, r) and sub-diagonal L[k] = S(r, l). work: nd * nd doubles. Returns
+   -1 - k if the interior block of cell k is (numerically) singular (condense_cell). */
+int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ns, const int32_t* cells,
     const int32_t* lpos, const int32_t* perm, const double* elem, const int8_t* bc_int,
     double max_growth, double* LUI, int* pivI, double* X, double* ABI, int8_t* act,
     double* D, double* L, double* U, double* work)
 {
-    const int nb = 2 * nv;
-    const size_t bb = (size_t)nv * nv;
     double* E = work;
     for (int k = 0; k < nc; ++k) {
         const int32_t* P = perm + (size_t)k * nd;
@@ -175,86 +324,92 @@ int fxrod_chain_condense(int nc, int ni, int nv, int nd, const int32_t* cells,
             const double* row = Ec + (size_t)P[p] * nd;
             for (int q = 0; q < nd; ++q) E[p * nd + q] = row[P[q]];
         }
-        double* A = LUI + (size_t)k * ni * ni;
-        double* Xk = X + (size_t)k * ni * nb;
-        double* Bk = ABI + (size_t)k * nb * ni;
-        int8_t* ak = act + (size_t)k * nb;
-        double amax = 0.0;
-        for (int i = 0; i < ni; ++i)
-            for (int j = 0; j < ni; ++j) {
-                const double a = E[i * nd + j];
-                A[i * ni + j] = a;
-                if (fabs(a) > amax) amax = fabs(a);
-            }
-        for (int i = 0; i < ni; ++i)
-            if (bc_int[(size_t)k * ni + i]) A[i * ni + i] = 1.0;
-        if (amax == 0.0) amax = 1.0;
-        if (lu(ni, A, pivI + (size_t)k * ni) != 0) return -1 - k;
-        for (int i = 0; i < ni; ++i)
-            if (fabs(A[i * ni + i]) * max_growth < amax) return -1 - k;
-        int na = 0, cols[64];
-        for (int b = 0; b < nb; ++b) {
-            int nz = 0;
-            for (int i = 0; i < ni && !nz; ++i) nz = E[i * nd + ni + b] != 0.0;
-            ak[b] = (int8_t)nz;
-            if (nz) cols[na++] = b;
+        if (condense_cell(k, ni, nv, nd, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
+                          act, D, L, U) != 0)
+            return -1 - k;
+    }
+    return 0;
+}
+
+typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const double*,
+                               const int*, const uint8_t*, void*);
+
+/* fxrod_chain_condense with the element matrices computed cell by cell (no array of all
+   element matrices): the Jacobian contributions of chain cell k are the entities
+   ent_e[j] of the integrals ent_i[j], j in [ent_ptr[k], ent_ptr[k + 1]) (integral order,
+   as the assembly adds them), each tabulated by kernels[i] (coefficients coeffs[i] with
+   stride cstride[i], local facet indices locals[i] or NULL) into Ae (nd x nd, DOLFINx
+   cell dof order) and added to the cell's matrix Ec (nd x nd), whose rows and columns of
+   Dirichlet dofs (bc_perm[k][p] for the permuted dof p) stay zero; E is Ec permuted to
+   [interior | left | right]. */
+int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const int32_t* lpos,
+    const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
+    const int32_t* ent_ptr, const int32_t* ent_i, const int32_t* ent_e,
+    const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
+    const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
+    int ngd, const int32_t* cells, double max_growth, double* LUI, int* pivI, double* X,
+    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ae, double* Ec,
+    double* E, double* coords)
+{
+    for (int k = 0; k < nc; ++k) {
+        const int c = cells[k];
+        for (int g = 0; g < ngd; ++g)
+            memcpy(coords + 3 * g, x + 3 * (size_t)gdofs[(size_t)c * ngd + g],
+                   3 * sizeof(double));
+        memset(Ec, 0, (size_t)nd * nd * sizeof(double));
+        for (int j = ent_ptr[k]; j < ent_ptr[k + 1]; ++j) {
+            const int i = ent_i[j], e = ent_e[j];
+            const int32_t* loc = (const int32_t*)locals[i];
+            double* out = j == ent_ptr[k] ? Ec : Ae;  /* the first one straight into Ec */
+            if (out == Ae) memset(Ae, 0, (size_t)nd * nd * sizeof(double));
+            ((fxrod_kernel_t)kernels[i])(out, (const double*)coeffs[i] + (size_t)e * cstride[i],
+                                         consts, coords, loc ? loc + e : NULL, NULL, NULL);
+            if (out == Ae)
+                for (int ij = 0; ij < nd * nd; ++ij) Ec[ij] += Ae[ij];
         }
-        /* compact right-hand sides A_IB(:, active), solved in place, then spread out */
-        double Xc[64 * 64];
-        for (int i = 0; i < ni; ++i)
-            for (int c = 0; c < na; ++c) Xc[i * na + c] = E[i * nd + ni + cols[c]];
-        if (na) lu_solve(ni, A, pivI + (size_t)k * ni, Xc, na);
-        memset(Xk, 0, (size_t)ni * nb * sizeof(double));
-        for (int i = 0; i < ni; ++i)
-            for (int c = 0; c < na; ++c) Xk[i * nb + cols[c]] = Xc[i * na + c];
-        double* Dl = D + lpos[k] * bb;
-        double* Dr = D + (lpos[k] + 1) * bb;
-        double* Uk = U + lpos[k] * bb;
-        double* Lk = L + lpos[k] * bb;
-        for (int a = 0; a < nb; ++a) {
-            const double* Erow = E + (size_t)(ni + a) * nd;
-            double s[64];
-            for (int b = 0; b < nb; ++b) s[b] = Erow[ni + b];
-            for (int i = 0; i < ni; ++i) {
-                const double e = Erow[i];
-                Bk[a * ni + i] = e;
-                if (e != 0.0)
-                    for (int c = 0; c < na; ++c) s[cols[c]] -= e * Xc[i * na + c];
-            }
-            if (a < nv)
-                for (int b = 0; b < nv; ++b) { Dl[a * nv + b] += s[b]; Uk[a * nv + b] = s[nv + b]; }
-            else
-                for (int b = 0; b < nv; ++b) {
-                    Lk[(a - nv) * nv + b] = s[b]; Dr[(a - nv) * nv + b] += s[nv + b];
-                }
+        const int32_t* P = perm + (size_t)k * nd;
+        const int8_t* bp = bc_perm + (size_t)k * nd;
+        for (int p = 0; p < nd; ++p) {
+            const double* row = Ec + (size_t)P[p] * nd;
+            double* Ep = E + (size_t)p * nd;
+            if (bp[p]) { memset(Ep, 0, (size_t)nd * sizeof(double)); continue; }
+            for (int q = 0; q < nd; ++q) Ep[q] = bp[q] ? 0.0 : row[P[q]];
         }
+        if (condense_cell(k, ni, nv, nd, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
+                          act, D, L, U) != 0)
+            return -1 - k;
     }
     return 0;
 }
 
 /* Solve with the factors of fxrod_chain_condense and fxrod_btri_factor: out = A^-1 b.
    idofs (nc x ni) and vdofs (m x nv) are the global interior and vertex dofs;
-   yI (nc x ni) and rB (m x nv) are work arrays. */
+   yI (nc x ni) and rB (m x nv) are work arrays; rB0 (m x nv) receives the right-hand side
+   of the vertex system S x_B = rB0. */
 void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     const double* LUI, const int* pivI,
     const double* X, const double* ABI, const int8_t* act, const double* D, const int* pivD,
     const double* L, const double* G, const int64_t* idofs, const int64_t* vdofs,
-    const double* b, double* out, double* yI, double* rB)
+    const double* b, double* out, double* yI, double* rB, double* rB0)
 {
     const int nb = 2 * nv;
     for (int k = 0; k < m * nv; ++k) rB[k] = b[vdofs[k]];
     for (int k = 0; k < nc; ++k) {
         double* y = yI + (size_t)k * ni;
         for (int i = 0; i < ni; ++i) y[i] = b[idofs[(size_t)k * ni + i]];
-        lu_solve(ni, LUI + (size_t)k * ni * ni, pivI + (size_t)k * ni, y, 1);
+        lu_solve1(ni, LUI + (size_t)k * ni * ni, pivI + (size_t)k * ni, y);
         const double* Bk = ABI + (size_t)k * nb * ni;
+        const int8_t* ak = act + (size_t)k * nb;
         double* r = rB + (size_t)lpos[k] * nv;   /* left and right vertex: contiguous */
         for (int a = 0; a < nb; ++a) {
+            if (!(ak[a] & 2)) continue;
             double s = 0.0;
-            for (int i = 0; i < ni; ++i) s += Bk[a * ni + i] * y[i];
+            for (int i = 0; i < ni; ++i) s += Bk[i] * y[i];
+            Bk += ni;
             r[a] -= s;
         }
     }
+    memcpy(rB0, rB, (size_t)m * nv * sizeof(double));
     fxrod_btri_solve(m, nv, D, pivD, L, G, rB);
     for (int k = 0; k < m * nv; ++k) out[vdofs[k]] = rB[k];
     for (int k = 0; k < nc; ++k) {
@@ -262,14 +417,46 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
         const double* Xk = X + (size_t)k * ni * nb;
         const double* xB = rB + (size_t)lpos[k] * nv;
         const int8_t* ak = act + (size_t)k * nb;
-        int cols[64], na = 0;
-        for (int j = 0; j < nb; ++j) if (ak[j]) cols[na++] = j;
+        double xc[64];
+        int na = 0;
+        for (int j = 0; j < nb; ++j) if (ak[j] & 1) xc[na++] = xB[j];
         for (int i = 0; i < ni; ++i) {
             double s = y[i];
-            for (int c = 0; c < na; ++c) s -= Xk[i * nb + cols[c]] * xB[cols[c]];
+            for (int c = 0; c < na; ++c) s -= Xk[i * na + c] * xc[c];
             out[idofs[(size_t)k * ni + i]] = s;
         }
     }
+}
+
+/* err[0] = max |S x - r|, err[1] = max absolute row sum of S, for the block-tridiagonal S
+   (diagonal blocks D, sub-diagonal L[k] = S(k+1, k), super-diagonal U[k] = S(k, k+1)). */
+void fxrod_btri_residual(int m, int nb, const double* D, const double* L, const double* U,
+                         const double* x, const double* r, double* err)
+{
+    const size_t bb = (size_t)nb * nb;
+    double emax = 0.0, amax = 0.0;
+    for (int k = 0; k < m; ++k)
+        for (int i = 0; i < nb; ++i) {
+            double s = -r[(size_t)k * nb + i], a = 0.0;
+            const double* Dr = D + k * bb + (size_t)i * nb;
+            for (int j = 0; j < nb; ++j) { s += Dr[j] * x[(size_t)k * nb + j]; a += fabs(Dr[j]); }
+            if (k > 0) {
+                const double* Lr = L + (k - 1) * bb + (size_t)i * nb;
+                for (int j = 0; j < nb; ++j) {
+                    s += Lr[j] * x[(size_t)(k - 1) * nb + j]; a += fabs(Lr[j]);
+                }
+            }
+            if (k < m - 1) {
+                const double* Ur = U + k * bb + (size_t)i * nb;
+                for (int j = 0; j < nb; ++j) {
+                    s += Ur[j] * x[(size_t)(k + 1) * nb + j]; a += fabs(Ur[j]);
+                }
+            }
+            if (!(fabs(s) <= emax)) emax = fabs(s);  /* NaN propagates */
+            if (a > amax) amax = a;
+        }
+    err[0] = emax;
+    err[1] = amax;
 }
 
 /* y = A x and rowabs = the sums of |A_e| over the element rows (an upper bound of the
@@ -304,7 +491,7 @@ _CDEF = """
 int fxrod_btri_factor(int m, int nb, double* D, const double* L, double* U, int* piv);
 void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const double* L,
                       const double* G, double* r);
-int fxrod_chain_condense(int nc, int ni, int nv, int nd, const int32_t* cells,
+int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ns, const int32_t* cells,
     const int32_t* lpos, const int32_t* perm, const double* elem, const int8_t* bc_int,
     double max_growth, double* LUI, int* pivI, double* X, double* ABI, int8_t* act,
     double* D, double* L, double* U, double* work);
@@ -312,7 +499,17 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     const double* LUI, const int* pivI,
     const double* X, const double* ABI, const int8_t* act, const double* D, const int* pivD,
     const double* L, const double* G, const int64_t* idofs, const int64_t* vdofs,
-    const double* b, double* out, double* yI, double* rB);
+    const double* b, double* out, double* yI, double* rB, double* rB0);
+int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const int32_t* lpos,
+    const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
+    const int32_t* ent_ptr, const int32_t* ent_i, const int32_t* ent_e,
+    const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
+    const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
+    int ngd, const int32_t* cells, double max_growth, double* LUI, int* pivI, double* X,
+    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ae, double* Ec,
+    double* E, double* coords);
+void fxrod_btri_residual(int m, int nb, const double* D, const double* L, const double* U,
+                         const double* x, const double* r, double* err);
 void fxrod_elem_matvec(int n_cells, int nd, const int32_t* dofs, const double* elem,
     const int8_t* is_bc, int n, const double* x, double* y, double* rowabs);
 """
@@ -394,7 +591,9 @@ class ChainSolver:
         if layout is None:
             raise RuntimeError("the chain solver needs disjoint open chains of cells whose "
                                "unknowns are vertex or cell-interior unknowns")
-        perm, vertex_dofs, interior_dofs, cells, lpos = layout
+        perm, vertex_dofs, interior_dofs, cells, lpos, n_local = layout
+        #: interior unknowns eliminated first, among themselves (cell-local fields)
+        self.n_local = n_local
         self.perm = np.ascontiguousarray(perm, dtype=np.int32)
         self.vertex_dofs = np.ascontiguousarray(vertex_dofs, dtype=np.int64)
         self.interior_dofs = np.ascontiguousarray(interior_dofs, dtype=np.int64)
@@ -429,10 +628,20 @@ class ChainSolver:
         self.U = np.zeros((max(m - 1, 1), nv, nv))
         self.piv = np.zeros((m, nv), dtype=np.int32)
         self.rB = np.zeros((m, nv))
+        self.rB0 = np.zeros((m, nv))
+        self._probe = np.random.default_rng(22).standard_normal((m, nv))
+        self._probe_x = np.zeros((m, nv))
+        # the vertex system before its factorisation, for the check (:meth:`vertex_error`)
+        self.S_D = np.zeros_like(self.D)
+        self.S_U = np.zeros_like(self.U)
         p = self._p
         self._ptrs = (p(self.D, "double*"), p(self.L, "double*"), p(self.U, "double*"),
                       p(self.piv, "int*"), p(self.rB, "double*"))
         self.factored = False
+        #: the :class:`fxrod.fastassembly.FastJacobian` whose assembly this solver factors
+        #: cell by cell (:meth:`attach`), or None
+        self.attached = None
+        self._fused_error: str | None = None
 
     def _p(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data)
@@ -441,7 +650,8 @@ class ChainSolver:
     def _layout(V):
         """(per-cell permutation to [interior | left vertex | right vertex], vertex dofs
         along the chains (m, nv), interior dofs, cells and their left vertex positions in
-        chain order), or None."""
+        chain order, number of leading interior dofs of discontinuous sub-elements), or
+        None."""
         msh = V.mesh
         if msh.comm.size != 1 or msh.topology.dim != 1 or V.dofmap.bs != 1:
             return None
@@ -452,6 +662,14 @@ class ChainSolver:
         nd = dofs.shape[1]
         if sorted(np.concatenate([*vloc, iloc]).tolist()) != list(range(nd)):
             return None
+        # the cell-local fields (discontinuous sub-elements, e.g. the stresses) first
+        local = np.zeros(nd, dtype=bool)
+        for i in range(V.num_sub_spaces):
+            sub = V.sub(i)
+            if getattr(getattr(sub.element, "basix_element", None), "discontinuous", False):
+                local |= np.isin(dofs[0], np.asarray(sub.dofmap.list)[0])
+        iloc = np.concatenate([iloc[local[iloc]], iloc[~local[iloc]]])
+        n_local = int(np.count_nonzero(local[iloc]))
         msh.topology.create_connectivity(1, 0)
         c2v = np.asarray(msh.topology.connectivity(1, 0).array).reshape(-1, 2)
         n_vertices = msh.topology.index_map(0).size_local
@@ -480,7 +698,7 @@ class ChainSolver:
         if np.unique(every).size != every.size or every.size != V.dofmap.index_map.size_local:
             return None
         return (np.ascontiguousarray(perm), vertex_dofs, np.ascontiguousarray(interior),
-                cells, first[cells])
+                cells, first[cells], n_local)
 
     @classmethod
     def applicable(cls, V) -> bool:
@@ -488,34 +706,138 @@ class ChainSolver:
         one."""
         return cls._layout(V) is not None
 
+    def attach(self, fast_jacobian) -> None:
+        """Factor the Jacobian of ``fast_jacobian`` (a
+        :class:`fxrod.fastassembly.FastJacobian` of the same space, CSR assembly off)
+        whenever it is assembled, cell by cell from its FFCx kernels: no array of element
+        matrices is written or read. Its ``elem`` array (kept for callers that pass it to
+        :meth:`factor` and :meth:`backward_error`) then stays untouched; :meth:`factor`
+        of it reports the outcome of the last assembly, :meth:`backward_error` of it is
+        :meth:`vertex_error`. :meth:`detach` undoes this."""
+        fj = fast_jacobian
+        k = fj.kernels
+        n_cells = self.perm.shape[0]
+        pos = np.empty(n_cells, dtype=np.int64)
+        pos[self.cells] = np.arange(n_cells)
+        chain_pos, ints, ents = [], [], []
+        for i, it in enumerate(k.integrals):   # integral order: as the assembly adds them
+            chain_pos.append(pos[it["cells"]])
+            ints.append(np.full(it["cells"].size, i))
+            ents.append(np.arange(it["cells"].size))
+        chain_pos, ints, ents = (np.concatenate(a) for a in (chain_pos, ints, ents))
+        order = np.lexsort((ents, ints, chain_pos))
+        self._ent_ptr = np.zeros(n_cells + 1, dtype=np.int32)
+        np.cumsum(np.bincount(chain_pos, minlength=n_cells), out=self._ent_ptr[1:])
+        self._ent_i = np.ascontiguousarray(ints[order], dtype=np.int32)
+        self._ent_e = np.ascontiguousarray(ents[order], dtype=np.int32)
+        ptr = k.ffi.cast
+        self._kern = np.array([it["kernel"] for it in k.integrals], dtype=np.uintp)
+        self._coef = np.array([it["coeffs"].ctypes.data for it in k.integrals], dtype=np.uintp)
+        self._cstride = np.array([it["stride"] for it in k.integrals], dtype=np.int32)
+        self._locals = np.array([0 if it["local"] is None else it["local"].ctypes.data
+                                 for it in k.integrals], dtype=np.uintp)
+        cell_dofs = self.dofs[self.cells]                       # (n_cells, nd), chain order
+        self._bc_perm = np.ascontiguousarray(
+            self.is_bc[np.take_along_axis(cell_dofs, self.perm.astype(np.int64), axis=1)],
+            dtype=np.int8)
+        nd = self.perm.shape[1]
+        self._cellbuf = np.zeros((3, nd * nd))
+        self._coords = np.zeros(3 * fj.gdofs.shape[1])
+        p = self._p
+        self._fused_args = (
+            n_cells, self.ni, self.nv, nd, self.n_local, p(self.lpos, "int32_t*"),
+            p(self.perm, "int32_t*"),
+            p(self._bc_perm, "int8_t*"), p(self.bc_interior, "int8_t*"),
+            p(self._ent_ptr, "int32_t*"), p(self._ent_i, "int32_t*"),
+            p(self._ent_e, "int32_t*"), p(self._kern, "uintptr_t*"),
+            p(self._coef, "uintptr_t*"), p(self._cstride, "int32_t*"),
+            p(self._locals, "uintptr_t*"), ptr("double*", k.consts.ctypes.data),
+            p(fj.x, "double*"), p(fj.gdofs, "int32_t*"), fj.gdofs.shape[1],
+            p(self.cells, "int32_t*"), MAX_GROWTH, p(self.LUI, "double*"),
+            p(self.pivI, "int*"), p(self.X, "double*"), p(self.ABI, "double*"),
+            p(self.act, "int8_t*"), *self._ptrs[:3], p(self._cellbuf[0], "double*"),
+            p(self._cellbuf[1], "double*"), p(self._cellbuf[2], "double*"),
+            p(self._coords, "double*"))
+        self.attached = fj
+        fj.condenser = self
+
+    def detach(self) -> None:
+        """Stop factoring on the attached Jacobian's assembly (:meth:`attach`)."""
+        if self.attached is not None:
+            self.attached.condenser = None
+            self.attached = None
+
+    def factor_jacobian(self, fast_jacobian) -> None:
+        """Compute the attached Jacobian's element matrices from its kernels (coefficients
+        and constants packed by the caller) and factor them, cell by cell; a failure is
+        kept for :meth:`factor` to raise (this runs inside the Jacobian assembly)."""
+        self.factored = False
+        self.D[:] = 0.0
+        rc = self.lib.lib.fxrod_chain_condense_kernels(*self._fused_args)
+        self._fused_error = None
+        try:
+            self._factor_vertices(rc)
+            err = self._check_vertex_system()
+            if not np.isfinite(err) or err > MAX_BACKWARD_ERROR:
+                raise RuntimeError(f"chain solver: backward error {err:.1e} of its check "
+                                   "solve")
+        except RuntimeError as err:
+            self._fused_error = str(err)
+
+    def _check_vertex_system(self) -> float:
+        """Backward error of a solve of the factored vertex system with a fixed random
+        right-hand side (:meth:`vertex_error` of it; the element interiors are LUs with
+        pivoting and a growth bound, so the vertex sweep without pivoting across blocks is
+        what this checks)."""
+        np.copyto(self.rB0, self._probe)
+        np.copyto(self._probe_x, self._probe)
+        D, L, U, piv, _ = self._ptrs
+        p = self._p
+        self.lib.lib.fxrod_btri_solve(self.m, self.nv, D, piv, L, U,
+                                      p(self._probe_x, "double*"))
+        return self._btri_error(self._probe_x)
+
     def factor(self, elem: np.ndarray) -> None:
         """Factor the matrix assembled from the element matrices ``elem`` (n_cells, nd,
-        nd), in DOLFINx's cell numbering, Dirichlet rows and columns zero.
+        nd), in DOLFINx's cell numbering, Dirichlet rows and columns zero (when ``elem``
+        is the attached Jacobian's, see :meth:`attach`: report its last factorisation).
 
         Raises
         ------
         RuntimeError
             A (numerically) singular interior block or vertex pivot block.
         """
+        if self.attached is not None and elem is self.attached.elem:
+            if self._fused_error is not None:
+                raise RuntimeError(self._fused_error)
+            return
         if elem.shape != (self.perm.shape[0], self.perm.shape[1], self.perm.shape[1]) \
                 or not elem.flags.c_contiguous or elem.dtype != np.float64:
             raise RuntimeError("chain solver: element matrices of the wrong shape or layout")
+        self.factored = False
         self.D[:] = 0.0
         p, lib = self._p, self.lib.lib
         rc = lib.fxrod_chain_condense(
-            self.perm.shape[0], self.ni, self.nv, self.perm.shape[1],
+            self.perm.shape[0], self.ni, self.nv, self.perm.shape[1], self.n_local,
             p(self.cells, "int32_t*"), p(self.lpos, "int32_t*"), p(self.perm, "int32_t*"),
             p(elem, "double*"), p(self.bc_interior, "int8_t*"),
             MAX_GROWTH, p(self.LUI, "double*"), p(self.pivI, "int*"), p(self.X, "double*"),
             p(self.ABI, "double*"), p(self.act, "int8_t*"), *self._ptrs[:3],
             p(self.work, "double*"))
+        self._factor_vertices(rc)
+
+    def _factor_vertices(self, rc: int) -> None:
+        """After the condensation (return code ``rc``): unit diagonal at the Dirichlet
+        vertex dofs, keep the vertex system, block-tridiagonal factorisation."""
         if rc != 0:
             raise RuntimeError(f"chain solver: element {-1 - rc} has a (numerically) singular "
                                "interior block (zero-compliance stresses?)")
         k, i = np.nonzero(self.bc_vertex)
         self.D[k, i, i] = 1.0
-        rc = lib.fxrod_btri_factor(self.m, self.nv, *self._ptrs[:4])
-        if rc != 0 or not np.all(np.isfinite(self.D)):
+        np.copyto(self.S_D, self.D)
+        np.copyto(self.S_U, self.U)
+        rc = self.lib.lib.fxrod_btri_factor(self.m, self.nv, *self._ptrs[:4])
+        if rc != 0 or not np.isfinite(self.D.sum()):  # a sum: no temporary array
             raise RuntimeError(f"chain solver: singular vertex pivot block {-1 - rc}")
         p = self._p
         D, L, U, piv, _ = self._ptrs
@@ -525,12 +847,37 @@ class ChainSolver:
             p(self.X, "double*"), p(self.ABI, "double*"), p(self.act, "int8_t*"), D, piv, L, U,
             p(self.interior_dofs, "int64_t*"), p(self.vertex_dofs, "int64_t*"))
         self._yI_ptr = p(self.yI, "double*")
+        self._rB0_ptr = p(self.rB0, "double*")
         self.factored = True
+
+    def vertex_error(self, x: np.ndarray) -> float:
+        """Backward error ``|S x_B - r_B|_inf / (|S|_inf |x_B|_inf + |r_B|_inf)`` of the
+        vertex system (Schur complement ``S``, block tridiagonal) in the last
+        :meth:`solve`, whose solution was ``x``. It checks the block elimination without
+        pivoting across blocks; the element interiors are LUs with partial pivoting and a
+        growth bound (``MAX_GROWTH``). Reads ~3 blocks of 18 x 18 per vertex instead of
+        every element matrix."""
+        return self._btri_error(np.ascontiguousarray(x[self.vertex_dofs]))
+
+    def _btri_error(self, xB: np.ndarray) -> float:
+        """Backward error of ``xB`` (m, nv) in the vertex system with right-hand side
+        :attr:`rB0`."""
+        err = np.zeros(2)
+        p = self._p
+        self.lib.lib.fxrod_btri_residual(self.m, self.nv, p(self.S_D, "double*"),
+                                         self._ptrs[1], p(self.S_U, "double*"),
+                                         p(xB, "double*"), self._rB0_ptr, p(err, "double*"))
+        scale = err[1] * np.max(np.abs(xB)) + np.max(np.abs(self.rB0))
+        return float(err[0] / scale)
 
     def backward_error(self, elem: np.ndarray, b: np.ndarray, x: np.ndarray) -> float:
         """``|A x - b|_inf / (|A|_inf |x|_inf + |b|_inf)`` for the matrix assembled from the
         element matrices ``elem`` (as :meth:`factor`; ``|A|_inf`` bounded above by the sum
-        of the elements' row sums, at most twice the assembled one in a vertex row)."""
+        of the elements' row sums, at most twice the assembled one in a vertex row), ``x``
+        the last :meth:`solve` of ``b``. For the attached Jacobian's ``elem``
+        (:meth:`attach`): :meth:`vertex_error`."""
+        if self.attached is not None and elem is self.attached.elem:
+            return self.vertex_error(x)
         y, rowabs = np.empty_like(b), np.empty_like(b)
         p = self._p
         self.lib.lib.fxrod_elem_matvec(
@@ -545,7 +892,7 @@ class ChainSolver:
         factors of :meth:`factor`."""
         p = self._p
         self.lib.lib.fxrod_chain_solve(*self._solve_args, p(b, "double*"), p(out, "double*"),
-                                       self._yI_ptr, self._ptrs[4])
+                                       self._yI_ptr, self._ptrs[4], self._rB0_ptr)
 
 
 class ChainPC:
@@ -565,6 +912,7 @@ class ChainPC:
         self.mumps_ksp = None
         self.reason = None if chain is not None else "not applicable"
         self.out = None
+        self.probe = None
 
     def setUp(self, pc) -> None:  # noqa: N802  (petsc4py's name)
         if self.reason is None:
@@ -575,6 +923,7 @@ class ChainPC:
             except RuntimeError as err:
                 import warnings
 
+                self.chain.detach()
                 self.reason = str(err)
                 warnings.warn(f"fxrod: {err}; using MUMPS", RuntimeWarning, stacklevel=2)
         if self.fast_jacobian is not None and not self.fast_jacobian.csr:
@@ -599,10 +948,14 @@ class ChainPC:
 
     def _check(self) -> None:
         """Solve with a fixed random right-hand side and check the backward error (on the
-        element matrices: the CSR matrix need not be assembled)."""
+        element matrices: the CSR matrix need not be assembled; with the chain solver
+        attached to the Jacobian, its factorisation has checked the vertex system)."""
+        n = self.chain.is_bc.size
         if self.out is None:
-            n = self.chain.is_bc.size
             self.out = np.zeros(n)
+        if self.chain.attached is not None:
+            return
+        if self.probe is None:
             self.probe = np.random.default_rng(22).standard_normal(n)
         self.chain.solve(self.probe, self.out)
         err = self.chain.backward_error(self.fast_jacobian.elem, self.probe, self.out)

@@ -54,6 +54,7 @@ depend on the increment (the path, not the point) and are refused.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -68,10 +69,11 @@ from petsc4py import PETSc
 from fxrod.errors import ConvergenceError, ParameterError, check_finite, check_positive
 from fxrod.forms.contact import Contact
 from fxrod.io import CSVWriter
-from fxrod.newton import global_bc_dofs, nonlocal_terms
+from fxrod.newton import global_bc_dofs, nonlocal_terms, set_mumps_icntl
 
 #: Codes of the ``event`` column: a regular point, a located limit point, a bifurcation.
 EVENTS = {"point": 0, "limit": 1, "bifurcation": 2}
+_PREFIX = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,7 @@ class TangentSolver:
         # negative eigenvalues of the tangent of a stable equilibrium (module docstring)
         self.offset = model.comm.allreduce(int(sig.size + mult.size), op=MPI.SUM)
         self.ksp = PETSc.KSP().create(model.comm)
+        self.ksp.setOptionsPrefix(f"fxrodtan{next(_PREFIX)}_")
         self.ksp.setType(PETSc.KSP.Type.PREONLY)
         pc = self.ksp.getPC()
         pc.setType(PETSc.PC.Type.CHOLESKY)
@@ -283,21 +286,23 @@ class TangentSolver:
             self.ksp.setOperators(A)
             pc = self.ksp.getPC()
             pc.setFactorSetUpSolverType()
-            mumps = pc.getFactorMatrix()
-            mumps.setMumpsIcntl(13, 1)              # inertia counted on the root node too
-            mumps.setMumpsIcntl(7, 6)               # the ordering of fxrod's Newton solver
-            mumps.setMumpsIcntl(14, 100)            # room for delayed (2x2) pivots
+            # 13: inertia counted on the root node too; 7: the ordering of fxrod's Newton
+            # solver; 14: room for delayed (2x2) pivots
+            self._icntl = {13: 1, 7: 6, 14: 100}
+            set_mumps_icntl(pc, self._icntl)
             self._checked = True
-        F = self.ksp.getPC().getFactorMatrix()
         for _ in range(4):   # delayed pivots of an indefinite matrix can need more memory
             try:
                 self.ksp.setUp()
             except PETSc.Error:
                 pass                                 # reported by INFOG(1) below
+            # the factor after setUp: a grown pattern (contact pairs) makes a new one
+            F = self.ksp.getPC().getFactorMatrix()
             info = F.getMumpsInfog(1)
             if info not in (-8, -9):
                 break
-            F.setMumpsIcntl(14, 2 * F.getMumpsIcntl(14))
+            self._icntl[14] *= 2
+            set_mumps_icntl(self.ksp.getPC(), self._icntl)
             A.scale(-1.0)                            # (exactly) the same matrix in a new
             A.scale(-1.0)                            # state: factorised again
         if info < 0:

@@ -374,6 +374,10 @@ class FastJacobian:
         #: assemble the CSR matrix :attr:`A` (False: only :attr:`elem`, see
         #: :meth:`keep_element_matrices`)
         self.csr = True
+        #: with :attr:`csr` False: an object whose ``factor_jacobian(self)`` computes and
+        #: consumes the element matrices cell by cell in place of :attr:`elem` (the chain
+        #: solver, :meth:`fxrod.chain.ChainSolver.attach`), or None
+        self.condenser = None
 
     @classmethod
     def applicable(cls, J_form, comm) -> bool:
@@ -416,18 +420,24 @@ class FastJacobian:
         if constants:
             k.pack_constants()
         k.pack_coefficients()
+        if self.condenser is not None:
+            self.condenser.factor_jacobian(self)
+            if not self.csr:
+                self.A.stateIncrease()  # a new operator for the preconditioner
+                return
         if self.csr:
             self.vals[:] = 0.0
             static = self._static
         else:  # no CSR values: NULL for vals
             static = (*self._static[:7], k.ffi.NULL, *self._static[8:])
-        if self.elem is not None:
+        elem = self._elem_ptr if self.condenser is None else k.ffi.NULL
+        if self.elem is not None and self.condenser is None:
             self.elem[:] = 0.0
         add = self.lib.lib.fxrod_add_element_matrices
         for it in k.integrals:
             cells, local, coeffs = it["ptrs"]
             add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *static, self._elem_ptr)
+                k.consts_ptr, *static, elem)
         if self.csr:
             self.vals[self.bc_diag] = 1.0
             self.A.assemble()  # bumps the matrix state: the LU is refreshed

@@ -1,5 +1,6 @@
 """Steppers over (model, settings): implicit midpoint steps (42) and quasi-static load
-stepping on the same residual, solved with :class:`fxrod.newton.NewtonSolver`.
+stepping on the same residual, solved with :class:`fxrod.newton.NewtonSolver` (with the
+chain solver in a serial run: :class:`fxrod.fastnewton.FastNewtonSolver`, without SNES).
 
 A stepper never changes the physics: whether the problem is dynamic or quasi-static, and
 where the balance is evaluated, are properties of the model (:class:`fxrod.model.RodModel`);
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxrod.errors import ConvergenceError, ParameterError, check_positive
-from fxrod.newton import NewtonSolver, snes_reason_name
+from fxrod.fastnewton import FastNewtonSolver
+from fxrod.newton import NewtonSolver, nonlocal_terms, snes_reason_name
 from fxrod.reduction import ReducedNewtonSolver
 from fxrod.settings import SolverSettings
 
@@ -71,7 +73,12 @@ class Integrator:
         self._dv_prev: np.ndarray | None = None
         self._h_prev: float | None = None
         if model.reduction is None:
-            self.newton = NewtonSolver(model.F, model.w, model.bcs, settings)
+            # the chain solver in a serial run without nonlocal terms: Newton without SNES
+            # (fxrod.fastnewton; it hands the solves it cannot reproduce to SNES)
+            fast = (settings.linear_solver == "chain" and model.comm.size == 1
+                    and not nonlocal_terms(model.w))
+            solver = FastNewtonSolver if fast else NewtonSolver
+            self.newton = solver(model.F, model.w, model.bcs, settings)
         else:
             self.newton = ReducedNewtonSolver(model.F, model.w, model.bcs, settings,
                                               model.reduction)

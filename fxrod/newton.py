@@ -20,6 +20,7 @@ nothing changes.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import warnings
 import weakref
@@ -83,6 +84,23 @@ def snes_options(s: SolverSettings) -> dict[str, object]:
     }
 
 
+def set_mumps_icntl(pc: PETSc.PC, icntl: dict[int, int]) -> None:
+    """Give the MUMPS factor of ``pc`` (prepared with ``setFactorSetUpSolverType``) the
+    ICNTL values ``icntl``, and keep them in the options database under the prefix of
+    ``pc``: PETSc creates a new factor, read from the options, when the sparsity pattern
+    grows (rod-rod contact pairs appearing), which would otherwise fall back to MUMPS's
+    defaults."""
+    pre = pc.getOptionsPrefix()
+    if not pre:
+        raise ValueError("set_mumps_icntl needs a PC with an options prefix of its own")
+    opts = PETSc.Options()
+    mumps = pc.getFactorMatrix()
+    for k, v in icntl.items():
+        opts[f"{pre}mat_mumps_icntl_{k}"] = v
+        opts.getInt(f"{pre}mat_mumps_icntl_{k}")   # marked as used: no warning at exit
+        mumps.setMumpsIcntl(k, v)
+
+
 def set_lag(snes: PETSc.SNES, lag: int) -> None:
     """Set snes_lag_jacobian (petsc4py has no setter) through the options database."""
     opts = PETSc.Options()
@@ -98,7 +116,8 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
                linesearch: str | None = None) -> tuple[int, int]:
     """Run ``solve()`` (one SNES solve) with the Jacobian lag and line search overridden for
     this solve only; return ``(SNES reason, Newton iterations)``. A PETSc error (e.g. a
-    singular factorisation) is reported as DIVERGED_LINEAR_SOLVE."""
+    singular factorisation) is reported as DIVERGED_LINEAR_SOLVE; if MUMPS ran out of
+    workspace, its ICNTL(14) is doubled for the next solves (:func:`grow_mumps_workspace`)."""
     lag_changed = lag is not None and lag != s.jacobian_lag
     if lag_changed:
         set_lag(snes, lag)
@@ -107,14 +126,32 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
         ls.setType(linesearch)
     try:
         solve()
+        reason = snes.getConvergedReason()
     except PETSc.Error:
-        return int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE), snes.getIterationNumber()
+        reason = int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE)
     finally:
         if lag_changed:
             set_lag(snes, s.jacobian_lag)
         if linesearch is not None:
             ls.setType(s.linesearch)
-    return snes.getConvergedReason(), snes.getIterationNumber()
+    if reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE:
+        grow_mumps_workspace(snes.getKSP().getPC())
+    return reason, snes.getIterationNumber()
+
+
+def grow_mumps_workspace(pc: PETSc.PC, limit: int = 3200) -> bool:
+    """After a failed factorisation: if MUMPS ran out of workspace (INFOG(1) = -8 or -9:
+    more delayed pivots of the indefinite saddle-point matrix than its analysis foresaw,
+    e.g. once contact couples distant nodes), double ICNTL(14) (percent of extra
+    workspace, up to ``limit``) for the next factorisations and return True."""
+    if pc.getType() != PETSc.PC.Type.LU or pc.getFactorSolverType() != "mumps":
+        return False
+    F = pc.getFactorMatrix()
+    extra = F.getMumpsIcntl(14)
+    if F.getMumpsInfog(1) not in (-8, -9) or extra >= limit:
+        return False
+    set_mumps_icntl(pc, {14: min(2 * extra, limit)})
+    return True
 
 
 class NewtonSolver:
@@ -196,9 +233,7 @@ class NewtonSolver:
             self._use_chain(pc, bcs, comm)
             return
         pc.setFactorSetUpSolverType()
-        mumps = pc.getFactorMatrix()
-        for k, v in s.icntl(comm.size).items():
-            mumps.setMumpsIcntl(k, v)
+        set_mumps_icntl(pc, s.icntl(comm.size))
 
     def _use_chain(self, pc, bcs: list, comm) -> None:
         """The linear solves by :class:`fxrod.chain.ChainSolver` (MUMPS if it fails)."""
@@ -207,6 +242,7 @@ class NewtonSolver:
             try:
                 solver = ChainSolver(self.w.function_space, self.fast_jacobian.bc_dofs)
                 self.fast_jacobian.keep_element_matrices(csr=False)
+                solver.attach(self.fast_jacobian)  # factored while assembled, cell by cell
             except Exception as err:  # noqa: BLE001  (e.g. no C compiler: MUMPS, say why)
                 warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
                               RuntimeWarning, stacklevel=3)
@@ -257,4 +293,23 @@ class NewtonSolver:
         for fast in (self.fast_jacobian, self.fast_residual):
             if fast is not None:
                 fast.kernels.pack_constants()
-        return solve_with(self.snes, self.settings, self.problem.solve, lag, linesearch)
+        if (linesearch or self.settings.linesearch) == "basic":
+            return solve_with(self.snes, self.settings, self.problem.solve, lag, linesearch)
+        with self._jacobian_assembled():
+            return solve_with(self.snes, self.settings, self.problem.solve, lag, linesearch)
+
+    @contextlib.contextmanager
+    def _jacobian_assembled(self):
+        """On the chain path the Jacobian is only factored, never assembled as a matrix; a
+        line search other than "basic" needs it (bt's slope ``F . J dx``, its local-minimum
+        test ``J^T F``), so during such a solve the matrix is assembled as well."""
+        fj = self.fast_jacobian
+        if self.chain is None or fj is None or fj.csr:
+            yield
+            return
+        fj.csr = True
+        try:
+            yield
+        finally:
+            if self.chain.reason is None:   # still on the chain solver (not on MUMPS)
+                fj.csr = False

@@ -24,7 +24,7 @@ from petsc4py import PETSc
 
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
-from fxrod.newton import nonlocal_terms, snes_options, solve_with
+from fxrod.newton import nonlocal_terms, set_mumps_icntl, snes_options, solve_with
 from fxrod.settings import SolverSettings
 
 _PREFIX = itertools.count(1)
@@ -198,9 +198,7 @@ class ReducedNewtonSolver:
         ksp.setOperators(self.Jr, self.Jr)
         pc = ksp.getPC()
         pc.setFactorSetUpSolverType()
-        mumps = pc.getFactorMatrix()
-        for k, v in s.icntl(w.function_space.mesh.comm.size).items():
-            mumps.setMumpsIcntl(k, v)
+        set_mumps_icntl(pc, s.icntl(w.function_space.mesh.comm.size))
         self.snes = snes
 
     # ------------------------------------------------------------------ callbacks

@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "fxrod.structure": 1, "fxrod.obstacles": 1,
     # 2: shared solving and recording machinery
     "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2,
+    "fxrod.fastnewton": 2,
     # 3: weak-form terms (one module per physics) and the companion formulations
     "fxrod.forms": 3, "fxrod.ancf": 3, "fxrod.hamel": 3,
     # 4: read-outs and the energy ledger of a system

@@ -95,6 +95,44 @@ def test_chain_solve_is_a_sparse_lu_solve(name):
     assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
 
 
+@pytest.mark.parametrize("name", ["flying_spaghetti", "three_rods", "quasistatic_clamped"])
+def test_factorisation_inside_the_assembly_is_a_sparse_lu_solve(name):
+    """The chain solver attached to the Jacobian assembly (FFCx kernel and condensation
+    cell by cell, no element-matrix array; follower end moments add exterior-facet
+    kernels) against SuperLU on the CSR matrix of the same iterate, and against the
+    factorisation of the stored element matrices (same arithmetic: equal to the bit)."""
+    make, h, _ = MODELS[name]
+    integ = Integrator(make(), h)
+    integ.step()
+    fj = integ.newton.fast_jacobian
+    fj.keep_element_matrices()
+    rng = np.random.default_rng(5)
+    w = integ.model.w.x.array
+    w += 1e-3 * rng.standard_normal(w.size)
+    fj.assemble()
+    A = sp.csc_matrix(sp.csr_matrix((fj.vals, fj.indices, fj.indptr), shape=fj.A.getSize()))
+    b = rng.standard_normal(A.shape[0])
+    stored = ChainSolver(integ.model.space.W, fj.bc_dofs)
+    stored.factor(fj.elem.copy())
+    x_stored = np.zeros_like(b)
+    stored.solve(b, x_stored)
+    fused = ChainSolver(integ.model.space.W, fj.bc_dofs)
+    assert fused.n_local == 12                      # the DG1 stresses are eliminated first
+    fused.attach(fj)
+    fj.csr = False
+    fj.elem[:] = np.nan                             # not read on this path
+    fj.assemble()
+    fused.factor(fj.elem)                           # reports the assembly's factorisation
+    x = np.zeros_like(b)
+    fused.solve(b, x)
+    assert fused.backward_error(fj.elem, b, x) <= 1e-14   # its vertex system's
+    ref = spl.spsolve(A, b)
+    assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
+    assert np.array_equal(x, x_stored)
+    fused.detach()
+    assert fj.condenser is None
+
+
 def test_chain_order_of_disjoint_chains():
     """Two chains (cells 0-1 on vertices 4-2-0, cell 2 on 1-3) and a loop (rejected)."""
     order, left = _chain_order(np.array([[2, 0], [4, 2], [1, 3]]), 5)
@@ -122,3 +160,23 @@ def test_chain_needs_fast_assembly_and_a_valid_name():
     assert integ.step().newton_its > 0
     with pytest.raises(ParameterError, match="linear_solver"):
         SolverSettings(linear_solver="thomas")
+
+
+def test_backtracking_line_search_on_the_chain_path():
+    """A solve with the "bt" line search (the Integrator's last retry) needs the assembled
+    Jacobian (the slope F . J dx): on the chain path it is assembled for that solve, and the
+    reason, the iterations and the solution equal MUMPS's (1e-12); the chain solver stays on
+    (no fallback) and the next "basic" solves factor inside the assembly again."""
+    out = {}
+    for solver in ("chain", "mumps"):
+        integ = Integrator(cantilever_vibration(4, constraints=()).model, 1e-3,
+                           SolverSettings(linear_solver=solver))
+        integ.model.update_inputs(0.0, 1e-3)
+        reason, its = integ.newton.solve(lag=1, linesearch="bt")
+        out[solver] = (reason, its, integ.model.w.x.array.copy(), integ)
+    (r_c, i_c, w_c, integ), (r_m, i_m, w_m, _) = out["chain"], out["mumps"]
+    assert r_c == r_m > 0 and i_c == i_m
+    assert np.max(np.abs(w_c - w_m)) <= 1e-12 * max(1.0, np.max(np.abs(w_m)))
+    pc = integ.newton.chain
+    assert pc.reason is None and not integ.newton.fast_jacobian.csr
+    assert pc.chain.attached is integ.newton.fast_jacobian

@@ -1,0 +1,125 @@
+"""The small-rod fast path (fxrod.fastnewton: the chain solver's Newton iteration without
+SNES) against the general path (PETSc SNES newtonls with the chain preconditioner, itself
+checked against MUMPS in tests/test_chain.py): the same Newton iterates and iteration
+counts, and SNES wherever the fast path does not apply."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxrod.examples import cantilever_vibration, flying_spaghetti
+from fxrod.fastnewton import FastNewtonSolver
+from fxrod.integrators import Integrator
+from fxrod.newton import NewtonSolver
+from fxrod.settings import SolverSettings
+from tests.conftest import newton_iterates
+
+#: Ex. 6.2's solver settings (full Newton to 1e-13) and fxrod's defaults (modified Newton).
+EX62 = {"atol": 1e-13, "rtol": 1e-14, "jacobian_lag": 1}
+CASES = {
+    "flying_spaghetti_modified_newton": (lambda: flying_spaghetti(10).model, 0.1, 8, {}),
+    "flying_spaghetti_full_newton": (lambda: flying_spaghetti(10).model, 0.1, 5,
+                                     {"jacobian_lag": 1}),
+    # refactorisations within a solve (Newton iterations 0, 2, 4, ...)
+    "flying_spaghetti_lag_2": (lambda: flying_spaghetti(10).model, 0.1, 5,
+                               {"jacobian_lag": 2}),
+    # Ex. 6.2 with shear and extension (the Kirchhoff constraint makes the chain solver's
+    # interior blocks singular, see test_kirchhoff_rod_falls_back_to_snes_and_mumps)
+    "cantilever_vibration": (lambda: cantilever_vibration(8, constraints=()).model, 1e-3, 12,
+                             EX62),
+}
+
+
+def fast_iterates(make, h: float, steps: int, **settings):
+    """Every Newton iterate (every residual evaluation) of ``steps`` fast-path steps and the
+    Newton iterations of each step: ``(iterates, its, integrator)``."""
+    integ = Integrator(make(), h, SolverSettings(linear_solver="chain", **settings))
+    fr = integ.newton.fast_residual
+    seen: list = []
+    assemble = fr.assemble
+
+    def record(x):
+        seen.append(x.copy())
+        return assemble(x)
+
+    fr.assemble = record
+    its = [integ.step().newton_its for _ in range(steps)]
+    return np.array(seen), its, integ
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fast_path_gives_the_snes_iterates(name):
+    make, h, steps, settings = CASES[name]
+    fast, its, integ = fast_iterates(make, h, steps, **settings)
+    assert isinstance(integ.newton, FastNewtonSolver) and integ.newton.active
+    assert integ.newton.fast_solves == steps and integ.newton.snes_solves == 0
+    # the general path: a SNES monitor makes FastNewtonSolver hand every solve to SNES
+    ref, ref_integ = newton_iterates(make, h, steps, linear_solver="chain", **settings)
+    assert ref_integ.newton.fast_solves == 0 and ref_integ.newton.snes_solves == steps
+    assert ref_integ.newton.chain.reason is None
+    assert fast.shape == ref.shape and len(ref) == steps + sum(its)
+    assert ref_integ.step_count == steps
+    # measured: identical to the bit (same element tensors, factorisation and solves)
+    assert np.max(np.abs(fast - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
+    assert max(its) > 1
+
+
+def test_iteration_counts_and_state_equal_the_snes_path():
+    """Per-step Newton iterations and the state after the steps (velocities too)."""
+    make, h, steps, settings = CASES["flying_spaghetti_modified_newton"]
+    runs = []
+    for fast in (True, False):
+        integ = Integrator(make(), h, SolverSettings(linear_solver="chain", **settings))
+        if not fast:
+            integ.newton.snes.setMonitor(lambda snes, k, fnorm: None)
+        its = [integ.step().newton_its for _ in range(steps)]
+        runs.append((its, integ.model.w0.x.array.copy(), integ.model.v0.x.array.copy()))
+        assert integ.newton.fast_solves == (steps if fast else 0)
+    (its_f, w_f, v_f), (its_g, w_g, v_g) = runs
+    assert its_f == its_g
+    assert np.max(np.abs(w_f - w_g)) <= 1e-12 * max(1.0, np.max(np.abs(w_g)))
+    assert np.max(np.abs(v_f - v_g)) <= 1e-12 * max(1.0, np.max(np.abs(v_g)))
+
+
+def test_kirchhoff_rod_falls_back_to_snes_and_mumps():
+    """Zero compliance in shear and extension: the chain solver rejects the first
+    factorisation, the solve goes to SNES (which switches to MUMPS) from the same initial
+    iterate, and the iterates are those of the MUMPS path."""
+    make = lambda: cantilever_vibration(3).model  # noqa: E731
+    with pytest.warns(RuntimeWarning, match="singular interior block"):
+        got, integ = newton_iterates(make, 1e-3, 3, linear_solver="chain", **EX62)
+    assert isinstance(integ.newton, FastNewtonSolver) and not integ.newton.active
+    assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 3
+    ref, _ = newton_iterates(make, 1e-3, 3, **EX62)
+    assert got.shape == ref.shape
+    assert np.max(np.abs(got - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
+
+
+def test_rejected_factorisation_mid_run_hands_the_solve_to_snes():
+    """Without a monitor: the fast path meets the singular blocks itself, restores the
+    initial iterate and hands the solve to SNES; the steps converge as on the MUMPS path."""
+    make = lambda: cantilever_vibration(3).model  # noqa: E731
+    with pytest.warns(RuntimeWarning, match="singular interior block"):
+        _, its, integ = fast_iterates(make, 1e-3, 3, **EX62)
+    assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 3
+    ref = Integrator(make(), 1e-3, SolverSettings(**EX62))
+    assert its == [ref.step().newton_its for _ in range(3)]
+    assert np.max(np.abs(integ.model.w0.x.array - ref.model.w0.x.array)) <= 1e-12
+
+
+def test_where_the_fast_path_does_not_apply():
+    """MUMPS (the default) keeps the plain SNES solver; a line search other than basic and
+    a chain solver without fast assembly go to SNES."""
+    integ = Integrator(flying_spaghetti(2).model, 0.1)
+    assert type(integ.newton) is NewtonSolver
+    integ = Integrator(flying_spaghetti(4).model, 0.1, SolverSettings(linear_solver="chain"))
+    integ.step()
+    assert integ.newton.active and (integ.newton.fast_solves, integ.newton.snes_solves) == (1, 0)
+    integ.newton.solve(linesearch="bt")  # the last retry of a failing step
+    assert (integ.newton.fast_solves, integ.newton.snes_solves) == (1, 1)
+    with pytest.warns(RuntimeWarning, match="chain solver needs"):
+        integ = Integrator(flying_spaghetti(2).model, 0.1,
+                           SolverSettings(linear_solver="chain", fast_assembly=False))
+    assert not integ.newton.active
+    assert integ.step().newton_its > 0 and integ.newton.snes_solves == 1
