@@ -28,6 +28,8 @@ def test_readme_python_blocks(tmp_path):
     finally:
         os.chdir(cwd)
     assert (tmp_path / "results" / "mine" / "spaghetti.csv").is_file()
+    assert (tmp_path / "results" / "contact" / "drop_contact.pvd").is_file()
+    assert min(ns["drop"].column("contact_gap_min")) < 0.0       # it hit the ground
     assert out.getvalue().strip()          # the tip was printed
     np.testing.assert_allclose(ns["model"].nodes.tip(), [47.15, 15.69, 53.48], atol=0.01)
     # the L-frame against linear frame theory (as in tests/test_structures.py)

@@ -11,6 +11,7 @@ from fxrod.bcs import Clamp
 from fxrod.errors import ParameterError
 from fxrod.forms.rodcontact import RodContact
 from fxrod.integrators import Integrator
+from fxrod.joints import Rigid
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
@@ -107,3 +108,56 @@ def test_overlap_at_start_refused():
     b = Rod(SEC, start=(0, -0.1, R), end=(0, 0.1, R), d1=(1, 0, 0), n_elements=4)
     with pytest.raises(ParameterError, match="overlap"):
         RodModel(Structure([a, b]), [], [], [RodContact(radius=R, stiffness=1.0)])
+
+
+@pytest.mark.mpi
+def test_crossing_rods_mpi_equals_serial():
+    """The crossing-rods statics on 2 ranks give the serial contact force and reactions to
+    1e-10 (every rank gathers all nodes; each adds the rows it owns)."""
+    from tests.conftest import run_mpi
+
+    code = ("import numpy as np\n"
+            "from tests.test_rodcontact import crossing, TIGHT\n"
+            "from fxrod.integrators import Integrator\n"
+            "model, contact = crossing(1e-3, 1e4)\n"
+            "integ = Integrator(model, 0.5, TIGHT)\n"
+            "integ.step(); integ.step()\n"
+            "f = contact.force_on(0)\n"
+            "if model.comm.rank == 0: print('F', *f.tolist())\n")
+    out = run_mpi(["-c", code]).stdout
+    f_mpi = np.array([float(v) for v in out.split("F", 1)[1].split()[:3]])
+    model, contact = crossing(1e-3, 1e4)
+    integ = Integrator(model, 0.5, TIGHT)
+    integ.step()
+    integ.step()
+    f = contact.force_on(0)
+    assert np.max(np.abs(f_mpi - f)) <= 1e-10 * np.max(np.abs(f))
+
+
+def test_joints_neighbours_excluded_and_far_pairs_kept():
+    """Rods welded at a joint share a point: pairs closer than ``exclude`` along the rods
+    through the joint never interact (the structure is accepted, no pair at t = 0, and the
+    L-frame's statics equal those without contact to round-off); a pair far from the joint
+    along the rods is still found."""
+    sec = Section.circular(radius=R, E=1e7, rho=1000.0, nu=0.3)
+    column = Rod(sec, start=(0, 0, 0), end=(0, 0, 0.2), d1=(1, 0, 0), n_elements=16)
+    beam = Rod(sec, start=(0, 0, 0.2), end=(0.2, 0, 0.2), d1=(0, 1, 0), n_elements=16)
+
+    def frame(extensions):
+        st = Structure([column, beam], [Rigid((0, "L"), (1, "0"))])
+        model = RodModel(st, [EndLoad("L", rod=1, force=(0, 0, -1e-3))], [Clamp("0")],
+                         extensions, quasistatic=True)
+        Integrator(model, 1.0, TIGHT).advance_to(1.0)
+        return model
+
+    contact = RodContact(radius=R, stiffness=1e4)
+    with_contact, without = frame([contact]), frame([])
+    assert contact._pairs(contact._gather(contact.w0)).shape == (0, 2)
+    assert np.max(np.abs(with_contact.w.x.array - without.w.x.array)) <= 1e-14
+    # a node of the column 0.05 m below the joint and one of the beam 0.05 m from it, put
+    # 1.5 r apart: 0.1 m along the rods > exclude, so the pair counts
+    x = contact._gather(contact.w0).copy()
+    a = int(np.argmin(np.abs(contact._s - 0.15) + 10 * (contact._rod != 0)))
+    b = int(np.argmin(np.abs(contact._s - 0.05) + 10 * (contact._rod != 1)))
+    x[b] = x[a] + (1.5 * R, 0.0, 0.0)
+    assert [min(a, b), max(a, b)] in contact._pairs(x).tolist()

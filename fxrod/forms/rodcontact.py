@@ -33,6 +33,7 @@ In parallel every rank gathers all nodal positions and adds the rows it owns.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 import ufl
 from petsc4py import PETSc
 from scipy.spatial import cKDTree
@@ -55,8 +56,9 @@ class RodContact(Extension):
     stiffness : float
         Penalty stiffness ``k`` [N/m] of one node pair, > 0.
     exclude : float, optional
-        Nodes of one rod closer than this along the rod [m] never interact (periodic along
-        a closed rod); default ``4 r``; must exceed ``2 r``.
+        Nodes closer than this along the rods [m] never interact: along one rod (periodic
+        along a closed rod) or through a joint of a structure (the sum of both nodes'
+        distances to the joint); default ``4 r``; must exceed ``2 r``.
     name : str
         Name in the model (default ``"rodcontact"``).
     """
@@ -81,6 +83,25 @@ class RodContact(Extension):
         self._lengths = np.array([r.length for r in rods])
         self._closed = np.array([bool(r.curve.closed) for r in rods])
         self._reference = rod.initial_configuration
+        self._junctions = self._junctions_of(rods, getattr(rod, "joints", ()))
+        self._cache: list[tuple[np.ndarray, np.ndarray]] = []
+        self._known: dict[int, np.ndarray] = {}
+
+    @staticmethod
+    def _junctions_of(rods, joints) -> list[dict[int, float]]:
+        """The joints' nodes grouped into junctions (nodes tied by joints, directly or
+        through other joints), each as ``{rod: s [m]}``."""
+        def s_of(node) -> tuple[int, float]:
+            k, where = node
+            return k, {"0": 0.0, "L": rods[k].length}.get(where, where)
+
+        groups: list[set[tuple[int, float]]] = []
+        for j in joints:
+            a, b = s_of(j.a), s_of(j.b)
+            hit = [g for g in groups if a in g or b in g]
+            merged = set().union({a, b}, *hit)
+            groups = [g for g in groups if not any(g is h for h in hit)] + [merged]
+        return [dict(g) for g in groups]
 
     def setup(self, ctx, fields) -> None:
         """Find the unknown ``w`` and the state ``w0`` behind the context, index the nodal
@@ -126,20 +147,34 @@ class RodContact(Extension):
         """All nodal positions [m] of ``f`` (every rank), (n_nodes, 3)."""
         return np.concatenate(self.comm.allgather(f.x.array[self._local]))
 
+    def _near(self, x: np.ndarray) -> np.ndarray:
+        """Keys ``a n + b`` (``a < b``) of the node pairs closer than ``2 r`` in ``x``
+        (n nodes, KD-tree); the last three node sets are remembered (the state at ``t_n``
+        within a step, the residual and the Jacobian at one iterate)."""
+        for xc, key in self._cache:
+            if np.array_equal(xc, x):
+                return key
+        p = cKDTree(x).query_pairs(2.0 * self.r, output_type="ndarray").astype(np.int64)
+        key = p[:, 0] * x.shape[0] + p[:, 1]
+        self._cache.insert(0, (x.copy(), key))
+        del self._cache[3:]
+        return key
+
     def _pairs(self, *xs: np.ndarray) -> np.ndarray:
-        """Node pairs closer than ``2 r`` in any of ``xs`` that may touch, (m, 2)."""
-        found = set()
-        for x in xs:
-            found |= cKDTree(x).query_pairs(2.0 * self.r)
-        if not found:
-            return np.empty((0, 2), dtype=np.int64)
-        p = np.array(sorted(found), dtype=np.int64)
-        a, b = p[:, 0], p[:, 1]
+        """Node pairs closer than ``2 r`` in any of ``xs`` that may touch, (m, 2), sorted."""
+        n = xs[0].shape[0]
+        key = np.unique(np.concatenate([self._near(x) for x in xs]))
+        a, b = key // n, key % n
         ds = np.abs(self._s[a] - self._s[b])
         L = self._lengths[self._rod[a]]
         ds = np.where(self._closed[self._rod[a]], np.minimum(ds, L - ds), ds)
-        keep = (self._rod[a] != self._rod[b]) | (ds >= self.exclude)
-        return p[keep]
+        ds = np.where(self._rod[a] == self._rod[b], ds, np.inf)
+        for junction in self._junctions:      # along the rods through a joint
+            sa = np.array([junction.get(k, np.nan) for k in self._rod[a]])
+            sb = np.array([junction.get(k, np.nan) for k in self._rod[b]])
+            via = np.abs(self._s[a] - sa) + np.abs(self._s[b] - sb)
+            ds = np.where(np.isnan(via), ds, np.minimum(ds, via))
+        return np.column_stack([a, b])[ds >= self.exclude]
 
     def _slope(self, g0: np.ndarray, g1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Secant slope ``V'_bar`` [N] of the penalty and its derivative in ``g_1`` [N/m]."""
@@ -200,23 +235,65 @@ class RodContact(Extension):
 
     def add_jacobian(self, A: PETSc.Mat, skip: np.ndarray) -> None:
         """Add the contact blocks to the owned rows of the assembled ``A`` (rows and columns
-        in ``skip`` left out) and assemble it; new nonzeros are allowed."""
+        in ``skip`` left out) and assemble it.
+
+        Every pair gives one 6 x 6 block ``h [[K, -K], [-K, K]]`` on the dofs of ``(x_a,
+        x_b)``, rows of other ranks and rows/columns in ``skip`` as index -1 (ignored by
+        PETSc). When, in a serial run, pairs appear that are not yet in the sparsity
+        pattern of ``A``, the matrix is preallocated once more with the union of its
+        pattern and the new pairs' whole blocks (explicit zeros kept, so the pattern does
+        not grow entry by entry in later steps) and its values are put back; inserting
+        into a matrix without room makes PETSc reallocate it once per overflowing row
+        (quadratic in the pairs). A grown pattern means a new MUMPS analysis (its ICNTL
+        values are kept: :func:`fxrod.newton.set_mumps_icntl`)."""
         p, _, K = self._forces(jacobian=True)
         h = float(self._ctx.h.value)
+        dofs = self._global[p].reshape(-1, 6)                        # (x_a, x_b) of each pair
+        out = np.isin(dofs, skip)
+        cols = np.where(out, -1, dofs).astype(PETSc.IntType)
+        mine = np.repeat(self._owner[p] == self.comm.rank, 3, axis=1)
+        rows = np.where(out | ~mine, -1, dofs).astype(PETSc.IntType)
+        hK = h * K
+        blocks = np.block([[hK, -hK], [-hK, hK]])
+        key = p[:, 0] * self._global.size + p[:, 1]
+        known = self._known.get(A.handle, np.empty(0, dtype=np.int64))
+        if self.comm.size == 1 and np.isin(key, known, invert=True).any():
+            self._repattern(A, rows, cols, blocks)
+            self._known = {A.handle: np.union1d(known, key)}
+            return
+        # under MPI the pattern grows by insertion (an assembled MPIAIJ matrix cannot be
+        # preallocated anew)
         A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
-        for (a, b), Kab in zip(p, K, strict=True):
-            for row, sign in ((a, 1.0), (b, -1.0)):
-                if self._owner[row] != self.comm.rank:
-                    continue
-                rows = self._global[row]
-                for col, s2 in ((a, 1.0), (b, -1.0)):
-                    cols = self._global[col]
-                    blk = sign * s2 * h * Kab
-                    rk, ck = ~np.isin(rows, skip), ~np.isin(cols, skip)
-                    if rk.any() and ck.any():
-                        A.setValues(rows[rk], cols[ck], blk[np.ix_(rk, ck)],
-                                    addv=PETSc.InsertMode.ADD_VALUES)
+        A.setValuesRCV(rows, cols, blocks, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
+
+    @staticmethod
+    def _repattern(A: PETSc.Mat, rows: np.ndarray, cols: np.ndarray,
+                   blocks: np.ndarray) -> None:
+        """``A += blocks`` (at ``rows x cols``, -1 skipped) with ``A`` preallocated anew for
+        the union of its pattern and the blocks' entries (zeros included)."""
+        r0, r1 = A.getOwnershipRange()
+        shape = (r1 - r0, A.getSize()[1])
+        rr = np.broadcast_to(rows[:, :, None], blocks.shape)
+        cc = np.broadcast_to(cols[:, None, :], blocks.shape)
+        ok = (rr >= 0) & (cc >= 0)
+        C = sp.csr_matrix((blocks[ok], (rr[ok] - r0, cc[ok])), shape=shape)
+        C.sum_duplicates()
+        ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
+        pattern = (sp.csr_matrix((np.ones(aj.size), aj, ai), shape=shape)
+                   + sp.csr_matrix((np.ones(C.indices.size), C.indices, C.indptr),
+                                   shape=shape)).tocsr()
+        pattern.sort_indices()
+        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, False)   # keep the zeros
+        A.setPreallocationCSR((pattern.indptr.astype(PETSc.IntType),
+                               pattern.indices.astype(PETSc.IntType), np.zeros(pattern.nnz)))
+        A.setValuesCSR(ai.astype(PETSc.IntType), aj.astype(PETSc.IntType), av,
+                       addv=PETSc.InsertMode.ADD_VALUES)
+        A.setValuesCSR(C.indptr.astype(PETSc.IntType), C.indices.astype(PETSc.IntType),
+                       C.data, addv=PETSc.InsertMode.ADD_VALUES)
+        A.assemble()
+        # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
+        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
     def stored_energy_value(self) -> float:
         """Penalty energy [J] of the state at ``t_n`` (the same on every rank)."""
