@@ -26,41 +26,11 @@ import json
 import time
 
 import numpy as np
+from step_cost import instrument  # bench/ is the script's directory
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.examples import PAPER_SETTINGS, flying_spaghetti_loads, flying_spaghetti_section
 from fxrod.rod import Rod
-
-
-def _timed(fn, acc, key):
-    """``fn`` adding its process CPU time [s] to ``acc[key]`` (CPU: less disturbed than
-    wall time when other processes share the cores)."""
-    def wrapper(*args, **kw):
-        t0 = time.process_time()
-        out = fn(*args, **kw)
-        acc[key] += time.process_time() - t0
-        return out
-    return wrapper
-
-
-def instrument(newton) -> dict:
-    """Time the Newton solver's parts by wrapping its objects' methods (the SNES path and
-    the fast path without SNES alike): residual (``FastResidual.assemble``), Jacobian
-    (``FastJacobian.assemble``; with the chain solver attached it also condenses and
-    factors, cell by cell), factor (``ChainSolver.factor``: the vertex sweep when not
-    attached; and the check, ``backward_error``), solve (``ChainSolver.solve``, the check
-    solve included). Returns the accumulator [s] (MUMPS runs: PETSc events instead)."""
-    acc = {"residual": 0.0, "jacobian": 0.0, "factor": 0.0, "solve": 0.0}
-    for obj, name, key in ((newton.fast_residual, "assemble", "residual"),
-                           (newton.fast_jacobian, "assemble", "jacobian")):
-        if obj is not None:
-            setattr(obj, name, _timed(getattr(obj, name), acc, key))
-    chain = newton.chain.chain if newton.chain is not None else None
-    if chain is not None:
-        for name, key in (("factor", "factor"), ("backward_error", "factor"),
-                          ("solve", "solve")):
-            setattr(chain, name, _timed(getattr(chain, name), acc, key))
-    return acc
 
 
 def measure(members: int, n_elements: int, steps: int, h: float) -> dict:

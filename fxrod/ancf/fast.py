@@ -46,12 +46,8 @@ CONVERGED_FNORM_ABS, CONVERGED_FNORM_RELATIVE, CONVERGED_SNORM_RELATIVE = 2, 3, 
 DIVERGED_LINEAR_SOLVE, DIVERGED_FUNCTION_NANORINF, DIVERGED_MAX_IT = -3, -4, -5
 DIVERGED_DTOL = -9
 
-_C_SOURCE = r"""
-#include <stdint.h>
-#include <string.h>
-#include <math.h>
-typedef void (*kern_t)(double*, const double*, const double*, const double*, const int*,
-                       const uint8_t*, void*);
+#: The C structs shared by the helper's source and its cffi declarations.
+_TYPES = """
 typedef struct {
     uintptr_t kernel; int n_ent; const int32_t* local; double* coeffs; int stride;
     const double* coords; const int32_t* dofs; int n_upd; const int64_t* upd_pos;
@@ -61,6 +57,15 @@ typedef struct {
     const ancf_integral* its; int n_its; double* consts; int n_const;
     double* const* const_src; const int32_t* const_size; double* const* coef_src;
 } ancf_form;
+"""
+
+_C_SOURCE = r"""
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+typedef void (*kern_t)(double*, const double*, const double*, const double*, const int*,
+                       const uint8_t*, void*);
+""" + _TYPES + r"""
 
 /* Pack the constants and the coefficients of every entity from their arrays. */
 void ancf_gather(const ancf_form* f)
@@ -213,16 +218,7 @@ int ancf_newton(const ancf_form* F, const ancf_form* J, int n, double* x,
 }
 """
 
-_CDEF = """
-typedef struct {
-    uintptr_t kernel; int n_ent; const int32_t* local; double* coeffs; int stride;
-    const double* coords; const int32_t* dofs; int n_upd; const int64_t* upd_pos;
-    const int32_t* upd_src; const int32_t* upd_dof;
-} ancf_integral;
-typedef struct {
-    const ancf_integral* its; int n_its; double* consts; int n_const;
-    double* const* const_src; const int32_t* const_size; double* const* coef_src;
-} ancf_form;
+_CDEF = _TYPES + """
 void ancf_gather(const ancf_form* f);
 void ancf_vector(const ancf_form* f, int n, double* b);
 void ancf_matrix(const ancf_form* f, int n, const int8_t* is_bc, int kl, int w, double* W);
