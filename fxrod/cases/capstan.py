@@ -35,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod import viz
 from fxrod.bcs import Clamp
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
-from fxrod.cases.common import output_files, recorded, restart_of, wrote
+from fxrod.cases.common import contact_figure, output_files, recorded, restart_of, wrote
 from fxrod.forms.contact import QUADRATURES, Contact
 from fxrod.geometry import CurveFunction
 from fxrod.io import CSVWriter
@@ -188,17 +187,6 @@ def figure(sims: dict[tuple[float, float], Simulation], path: Path) -> Path:
     return path
 
 
-def contact_figure(sim: Simulation, path: Path) -> Path:
-    """The rope at the end of the pull on its drum, with the nodal contact forces (normal
-    and friction) as red arrows (pyvista, rank 0)."""
-    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
-    t = max(sim.snapshots)
-    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=ROPE_RADIUS,
-                               azimuth=-30.0, elevation=20.0, time_label="load factor",
-                               obstacles=[sim.model.extensions[0].obstacle],
-                               forces=[field.frames[t].arrows()])
-
-
 def finish(sims: dict[tuple[float, float], Simulation], out: Path | None,
            pictures: bool = True) -> Result:
     """``capstan.csv`` (one row per pair), the summary and the picture (rank 0)."""
@@ -213,8 +201,8 @@ def finish(sims: dict[tuple[float, float], Simulation], out: Path | None,
         files.append(out / f"{NAME}.csv")
         if pictures:
             files.append(figure(sims, out / f"{NAME}.png"))
-            files += [contact_figure(sim, out / f"{label(*p)}_contact.png")
-                      for p, sim in sims.items()]
+            files += [contact_figure(sim, out / f"{label(*p)}_contact.png", ROPE_RADIUS,
+                                     time_label="load factor") for p, sim in sims.items()]
     files += [f for sim in sims.values() for f in output_files(sim)]
     s, lines = {}, []
     for i, ((mu, theta), r) in enumerate(ratios.items()):

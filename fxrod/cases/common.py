@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fxrod import viz
+from fxrod.probes import ContactFieldProbe
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
 
@@ -81,6 +83,18 @@ def last_row(sim: Simulation, columns) -> dict[str, float]:
     """``{column: value}`` of the last recorded row, for the summary of a case."""
     row = sim.rows[-1]
     return {c: float(row[c]) for c in columns}
+
+
+def contact_figure(sim: Simulation, path: Path, radius: float, **view) -> Path:
+    """The rod at its last snapshot (tube of ``radius`` [m]) with the obstacle of its
+    :class:`fxrod.probes.ContactFieldProbe` and the nodal contact forces (normal and
+    friction) as red arrows (pyvista, rank 0); ``view``: further
+    :func:`fxrod.viz.snapshot_figure` keywords."""
+    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
+    t = max(sim.snapshots)
+    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=radius, azimuth=-30.0,
+                               elevation=20.0, obstacles=[field.contact.obstacle],
+                               forces=[field.frames[t].arrows()], **view)
 
 
 def output_files(sim: Simulation, *pictures: Path) -> list[Path]:

@@ -50,10 +50,9 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from fxrod import viz
 from fxrod.bcs import Clamp
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
-from fxrod.cases.common import last_row, output_files, recorded, wrote
+from fxrod.cases.common import contact_figure, last_row, output_files, recorded, wrote
 from fxrod.errors import ParameterError
 from fxrod.forms.contact import QUADRATURES, Contact
 from fxrod.model import RodModel
@@ -212,16 +211,6 @@ def figure(sim: Simulation, path: Path) -> Path:
     return path
 
 
-def contact_figure(sim: Simulation, path: Path) -> Path:
-    """The last snapshot's centreline in 3D with the cylinder and the nodal contact forces
-    (normal and friction) as red arrows (pyvista, rank 0)."""
-    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
-    t = max(sim.snapshots)
-    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=0.1 * SOFT_ARM.diameter,
-                               azimuth=-30.0, elevation=20.0, obstacles=[cylinder()],
-                               forces=[field.frames[t].arrows()])
-
-
 def finish(sim: Simulation, out: Path | None, f_max: float = -150.0, ramp: float = 1.0,
            pictures: bool = True) -> Result:
     """Summary (onset against the static arc, contact length, wrap angle, penetration,
@@ -238,7 +227,8 @@ def finish(sim: Simulation, out: Path | None, f_max: float = -150.0, ramp: float
                                                 / max(float(np.max(np.abs(port))), 1e-300)))
     s["penetration_bound"] = DESIGN_LINE_LOAD / sim.model.extensions[1].k
     s["wrap_angle"] = s["contact_length"] / (CYLINDER_RADIUS + 0.5 * SOFT_ARM.diameter)
-    figs = [figure(sim, out / f"{NAME}.png"), contact_figure(sim, out / f"{NAME}_contact.png")] \
+    figs = [figure(sim, out / f"{NAME}.png"),
+            contact_figure(sim, out / f"{NAME}_contact.png", 0.1 * SOFT_ARM.diameter)] \
         if pictures and out is not None and rank == 0 else []
     text = (f"{NAME}: {s['steps']} steps to t = {s['t']:g} s; contact from t = "
             f"{s['onset_time']:.4f} s (static arc: {s['onset_time_exact']:.4f} s); at the end "
