@@ -24,8 +24,19 @@ sub-elements: the DG1 stresses, 12 of 30) first, pivoting among themselves: thei
 the compliance (2 x 2 blocks), so their elimination costs little and fills only the
 q/multiplier block (48 % of the LU entries nonzero instead of 81 % with plain partial
 pivoting). Where that meets a pivot below its block's largest entry / ``MAX_GROWTH``
-(zero compliance, or a field whose block is singular), the cell is refactored with plain
-partial pivoting, and if that fails too the solver reports a singular interior block.
+(a field whose block is singular), the cell is refactored with plain partial pivoting.
+
+Saddle-point variant (zero-compliance stresses: the Kirchhoff rod's shear and extension).
+Their compliance rows are zero, and A_II is singular (rank 29 of 30 for the Kirchhoff rod:
+its 12 mid-node unknowns cannot satisfy the 6 constraint rows and the 6 orthonormality rows
+alone). When a factorisation meets a singular interior block, the stresses whose rows in the
+stress block are zero move, once and for the whole run, out of the interior and into the
+vertex block on the cell's right (:meth:`ChainSolver._retain`): blocks of ``nv + nr``
+unknowns (24 x 24 for the Kirchhoff rod, ``nr = 6``; a chain's first vertex block is padded
+with ``nr`` unknowns of unit diagonal), so the vertex system stays block tridiagonal and
+the pivoting inside its diagonal blocks handles the zero diagonal of the constraints.
+Otherwise (no such stresses, or still singular) the solver reports a singular interior
+block.
 
 Attached to a :class:`fxrod.fastassembly.FastJacobian` (:meth:`ChainSolver.attach`, as
 :class:`fxrod.newton.NewtonSolver` does), the factorisation runs inside the Jacobian
@@ -311,20 +322,21 @@ static int condense_cell(int k, int ni, int nv, int nd, int ns, const double* E,
    S = A_BB - A_BI X are summed into the diagonal blocks D, super-diagonal
    U[k] = S(l, r) and sub-diagonal L[k] = S(r, l). work: nd * nd doubles. Returns
    -1 - k if the interior block of cell k is (numerically) singular (condense_cell). */
-int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ns, const int32_t* cells,
-    const int32_t* lpos, const int32_t* perm, const double* elem, const int8_t* bc_int,
-    double max_growth, double* LUI, int* pivI, double* X, double* ABI, int8_t* act,
-    double* D, double* L, double* U, double* work)
+int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ne, int ns,
+    const int32_t* cells, const int32_t* lpos, const int32_t* perm, const int8_t* pad,
+    const double* elem, const int8_t* bc_int, double max_growth, double* LUI, int* pivI,
+    double* X, double* ABI, int8_t* act, double* D, double* L, double* U, double* work)
 {
     double* E = work;
     for (int k = 0; k < nc; ++k) {
-        const int32_t* P = perm + (size_t)k * nd;
+        const int32_t* P = perm + (size_t)k * ne;
+        const int8_t* z = pad + (size_t)k * ne;
         const double* Ec = elem + (size_t)cells[k] * nd * nd;
-        for (int p = 0; p < nd; ++p) {
+        for (int p = 0; p < ne; ++p) {
             const double* row = Ec + (size_t)P[p] * nd;
-            for (int q = 0; q < nd; ++q) E[p * nd + q] = row[P[q]];
+            for (int q = 0; q < ne; ++q) E[p * ne + q] = z[p] | z[q] ? 0.0 : row[P[q]];
         }
-        if (condense_cell(k, ni, nv, nd, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
+        if (condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
                           act, D, L, U) != 0)
             return -1 - k;
     }
@@ -340,9 +352,10 @@ typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const doub
    as the assembly adds them), each tabulated by kernels[i] (coefficients coeffs[i] with
    stride cstride[i], local facet indices locals[i] or NULL) into Ae (nd x nd, DOLFINx
    cell dof order) and added to the cell's matrix Ec (nd x nd), whose rows and columns of
-   Dirichlet dofs (bc_perm[k][p] for the permuted dof p) stay zero; E is Ec permuted to
-   [interior | left | right]. */
-int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const int32_t* lpos,
+   Dirichlet dofs (bc_perm[k][p] for the permuted dof p, also set at the padding) stay
+   zero; E (ne x ne) is Ec permuted to [interior | left | right]. */
+int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
+    const int32_t* lpos,
     const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
     const int32_t* ent_ptr, const int32_t* ent_i, const int32_t* ent_e,
     const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
@@ -367,15 +380,15 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const i
             if (out == Ae)
                 for (int ij = 0; ij < nd * nd; ++ij) Ec[ij] += Ae[ij];
         }
-        const int32_t* P = perm + (size_t)k * nd;
-        const int8_t* bp = bc_perm + (size_t)k * nd;
-        for (int p = 0; p < nd; ++p) {
+        const int32_t* P = perm + (size_t)k * ne;
+        const int8_t* bp = bc_perm + (size_t)k * ne;
+        for (int p = 0; p < ne; ++p) {
             const double* row = Ec + (size_t)P[p] * nd;
-            double* Ep = E + (size_t)p * nd;
-            if (bp[p]) { memset(Ep, 0, (size_t)nd * sizeof(double)); continue; }
-            for (int q = 0; q < nd; ++q) Ep[q] = bp[q] ? 0.0 : row[P[q]];
+            double* Ep = E + (size_t)p * ne;
+            if (bp[p]) { memset(Ep, 0, (size_t)ne * sizeof(double)); continue; }
+            for (int q = 0; q < ne; ++q) Ep[q] = bp[q] ? 0.0 : row[P[q]];
         }
-        if (condense_cell(k, ni, nv, nd, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
+        if (condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
                           act, D, L, U) != 0)
             return -1 - k;
     }
@@ -383,7 +396,8 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const i
 }
 
 /* Solve with the factors of fxrod_chain_condense and fxrod_btri_factor: out = A^-1 b.
-   idofs (nc x ni) and vdofs (m x nv) are the global interior and vertex dofs;
+   idofs (nc x ni) and vdofs (m x nv) are the global interior and vertex-block dofs
+   (-1: padding, right-hand side 0, solution discarded);
    yI (nc x ni) and rB (m x nv) are work arrays; rB0 (m x nv) receives the right-hand side
    of the vertex system S x_B = rB0. */
 void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
@@ -393,7 +407,7 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     const double* b, double* out, double* yI, double* rB, double* rB0)
 {
     const int nb = 2 * nv;
-    for (int k = 0; k < m * nv; ++k) rB[k] = b[vdofs[k]];
+    for (int k = 0; k < m * nv; ++k) rB[k] = vdofs[k] >= 0 ? b[vdofs[k]] : 0.0;
     for (int k = 0; k < nc; ++k) {
         double* y = yI + (size_t)k * ni;
         for (int i = 0; i < ni; ++i) y[i] = b[idofs[(size_t)k * ni + i]];
@@ -411,7 +425,8 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     }
     memcpy(rB0, rB, (size_t)m * nv * sizeof(double));
     fxrod_btri_solve(m, nv, D, pivD, L, G, rB);
-    for (int k = 0; k < m * nv; ++k) out[vdofs[k]] = rB[k];
+    for (int k = 0; k < m * nv; ++k)
+        if (vdofs[k] >= 0) out[vdofs[k]] = rB[k];
     for (int k = 0; k < nc; ++k) {
         const double* y = yI + (size_t)k * ni;
         const double* Xk = X + (size_t)k * ni * nb;
@@ -491,17 +506,17 @@ _CDEF = """
 int fxrod_btri_factor(int m, int nb, double* D, const double* L, double* U, int* piv);
 void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const double* L,
                       const double* G, double* r);
-int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ns, const int32_t* cells,
-    const int32_t* lpos, const int32_t* perm, const double* elem, const int8_t* bc_int,
-    double max_growth, double* LUI, int* pivI, double* X, double* ABI, int8_t* act,
-    double* D, double* L, double* U, double* work);
+int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ne, int ns,
+    const int32_t* cells, const int32_t* lpos, const int32_t* perm, const int8_t* pad,
+    const double* elem, const int8_t* bc_int, double max_growth, double* LUI, int* pivI,
+    double* X, double* ABI, int8_t* act, double* D, double* L, double* U, double* work);
 void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     const double* LUI, const int* pivI,
     const double* X, const double* ABI, const int8_t* act, const double* D, const int* pivD,
     const double* L, const double* G, const int64_t* idofs, const int64_t* vdofs,
     const double* b, double* out, double* yI, double* rB, double* rB0);
-int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ns, const int32_t* lpos,
-    const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
+int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
+    const int32_t* lpos, const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
     const int32_t* ent_ptr, const int32_t* ent_i, const int32_t* ent_e,
     const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
     const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
@@ -587,34 +602,51 @@ class ChainSolver:
     """
 
     def __init__(self, V, bc_dofs: np.ndarray) -> None:
-        layout = self._layout(V)
+        self.V = V
+        n = V.dofmap.index_map.size_local
+        is_bc = np.zeros(n, dtype=bool)
+        is_bc[np.asarray(bc_dofs, dtype=np.int64)] = True
+        self._is_bc = is_bc
+        self.is_bc = is_bc.astype(np.int8)
+        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
+        self.lib = _load_lib()
+        self.ffi = self.lib.ffi
+        self._setup(())
+        #: the :class:`fxrod.fastassembly.FastJacobian` whose assembly this solver factors
+        #: cell by cell (:meth:`attach`), or None
+        self.attached = None
+        self._fused_error: str | None = None
+
+    def _setup(self, retained: tuple[int, ...]) -> None:
+        """Layout and work arrays with the interior unknowns at the positions ``retained``
+        (of the interior order, zero-compliance stresses) moved into the vertex blocks."""
+        layout = self._layout(self.V, retained)
         if layout is None:
             raise RuntimeError("the chain solver needs disjoint open chains of cells whose "
                                "unknowns are vertex or cell-interior unknowns")
         perm, vertex_dofs, interior_dofs, cells, lpos, n_local = layout
+        #: positions (in the interior order) of the interior unknowns kept in the vertex
+        #: blocks: the zero-compliance stresses (saddle-point variant, :meth:`_retain`)
+        self.retained = tuple(retained)
         #: interior unknowns eliminated first, among themselves (cell-local fields)
         self.n_local = n_local
-        self.perm = np.ascontiguousarray(perm, dtype=np.int32)
+        self.pad = np.ascontiguousarray(perm < 0, dtype=np.int8)
+        self.perm = np.ascontiguousarray(np.maximum(perm, 0), dtype=np.int32)
         self.vertex_dofs = np.ascontiguousarray(vertex_dofs, dtype=np.int64)
         self.interior_dofs = np.ascontiguousarray(interior_dofs, dtype=np.int64)
         self.cells = np.ascontiguousarray(cells, dtype=np.int32)
         self.lpos = np.ascontiguousarray(lpos, dtype=np.int32)
-        self.lib = _load_lib()
-        self.ffi = self.lib.ffi
         n_cells = self.perm.shape[0]
         self.ni = self.interior_dofs.shape[1]
         self.nv = self.vertex_dofs.shape[1]
         self.m = self.vertex_dofs.shape[0]
-        n = V.dofmap.index_map.size_local
-        is_bc = np.zeros(n, dtype=bool)
-        is_bc[np.asarray(bc_dofs, dtype=np.int64)] = True
-        self.is_bc = is_bc.astype(np.int8)
-        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
+        is_bc = self._is_bc
         self.bc_interior = np.ascontiguousarray(is_bc[self.interior_dofs], dtype=np.int8)
-        self.bc_vertex = is_bc[self.vertex_dofs]              # (m, nv)
+        # padding slots get a unit diagonal like Dirichlet dofs
+        self.bc_vertex = np.where(self.vertex_dofs >= 0, is_bc[self.vertex_dofs], True)
         nv, m, ni = self.nv, self.m, self.ni
         if 2 * nv > 64 or ni > 64:
-            raise RuntimeError("chain solver: more than 32 unknowns per vertex or 64 "
+            raise RuntimeError("chain solver: more than 32 unknowns per vertex block or 64 "
                                "interior unknowns per element")
         self.LUI = np.zeros((n_cells, ni, ni))
         self.pivI = np.zeros((n_cells, ni), dtype=np.int32)
@@ -638,20 +670,33 @@ class ChainSolver:
         self._ptrs = (p(self.D, "double*"), p(self.L, "double*"), p(self.U, "double*"),
                       p(self.piv, "int*"), p(self.rB, "double*"))
         self.factored = False
-        #: the :class:`fxrod.fastassembly.FastJacobian` whose assembly this solver factors
-        #: cell by cell (:meth:`attach`), or None
-        self.attached = None
-        self._fused_error: str | None = None
+
+    def _retain(self, E: np.ndarray) -> bool:
+        """After a singular interior block whose permuted element matrix is ``E``: move
+        the stresses with zero compliance (a zero row in the stress block: constrained
+        components) into the vertex blocks, once; True if that changed the layout."""
+        ns = self.n_local
+        zero = tuple(i for i in range(ns) if not np.any(E[i, :ns]))
+        if self.retained or not zero:
+            return False
+        fj = self.attached
+        self.detach()
+        self._setup(zero)
+        if fj is not None:
+            self.attach(fj)
+        return True
 
     def _p(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data)
 
     @staticmethod
-    def _layout(V):
-        """(per-cell permutation to [interior | left vertex | right vertex], vertex dofs
-        along the chains (m, nv), interior dofs, cells and their left vertex positions in
-        chain order, number of leading interior dofs of discontinuous sub-elements), or
-        None."""
+    def _layout(V, retained: tuple[int, ...] = ()):
+        """(per-cell permutation to [interior | left block | right block], -1 at the
+        padding; block dofs along the chains (m, nb), -1 at the padding; interior dofs;
+        cells and their left vertex positions in chain order; number of leading interior
+        dofs of discontinuous sub-elements), or None. A vertex block holds the vertex's
+        unknowns and the ``retained`` interior unknowns of the cell on its left (padding
+        at a chain's first vertex)."""
         msh = V.mesh
         if msh.comm.size != 1 or msh.topology.dim != 1 or V.dofmap.bs != 1:
             return None
@@ -669,6 +714,8 @@ class ChainSolver:
             if getattr(getattr(sub.element, "basix_element", None), "discontinuous", False):
                 local |= np.isin(dofs[0], np.asarray(sub.dofmap.list)[0])
         iloc = np.concatenate([iloc[local[iloc]], iloc[~local[iloc]]])
+        kept = np.setdiff1d(np.arange(iloc.size), np.asarray(retained, dtype=np.int64))
+        rloc, iloc = iloc[list(retained)], iloc[kept]
         n_local = int(np.count_nonzero(local[iloc]))
         msh.topology.create_connectivity(1, 0)
         c2v = np.asarray(msh.topology.connectivity(1, 0).array).reshape(-1, 2)
@@ -679,22 +726,24 @@ class ChainSolver:
         order, left = chain
         pos = np.empty(n_vertices, dtype=np.int64)
         pos[order] = np.arange(order.size)
-        nv = vloc[0].size
-        vertex_dofs = np.full((order.size, nv), -1, dtype=np.int64)
-        perm = np.empty_like(dofs, dtype=np.int64)
+        nv, nr = vloc[0].size, rloc.size
+        vertex_dofs = np.full((order.size, nv + nr), -1, dtype=np.int64)
+        pad = np.full(nr, -1, dtype=np.int64)
+        perm = np.empty((dofs.shape[0], iloc.size + 2 * (nv + nr)), dtype=np.int64)
         for c in range(dofs.shape[0]):
             lv, rv = (0, 1) if left[c] == 0 else (1, 0)
-            perm[c] = np.concatenate([iloc, vloc[lv], vloc[rv]])
+            perm[c] = np.concatenate([iloc, vloc[lv], pad, vloc[rv], rloc])
             for loc, k in ((lv, pos[c2v[c, lv]]), (rv, pos[c2v[c, rv]])):
                 g = dofs[c, vloc[loc]]
-                if vertex_dofs[k, 0] >= 0 and not np.array_equal(vertex_dofs[k], g):
+                if vertex_dofs[k, 0] >= 0 and not np.array_equal(vertex_dofs[k, :nv], g):
                     return None
-                vertex_dofs[k] = g
+                vertex_dofs[k, :nv] = g
+            vertex_dofs[pos[c2v[c, rv]], nv:] = dofs[c, rloc]
         # the cells in chain order: a cell joins the vertex positions first and first + 1
         first = np.minimum(pos[c2v[:, 0]], pos[c2v[:, 1]])
         cells = np.argsort(first)
         perm, interior = perm[cells], dofs[cells][:, iloc]
-        every = np.concatenate([vertex_dofs.ravel(), interior.ravel()])
+        every = np.concatenate([vertex_dofs[vertex_dofs >= 0], interior.ravel()])
         if np.unique(every).size != every.size or every.size != V.dofmap.index_map.size_local:
             return None
         return (np.ascontiguousarray(perm), vertex_dofs, np.ascontiguousarray(interior),
@@ -738,14 +787,14 @@ class ChainSolver:
                                  for it in k.integrals], dtype=np.uintp)
         cell_dofs = self.dofs[self.cells]                       # (n_cells, nd), chain order
         self._bc_perm = np.ascontiguousarray(
-            self.is_bc[np.take_along_axis(cell_dofs, self.perm.astype(np.int64), axis=1)],
-            dtype=np.int8)
-        nd = self.perm.shape[1]
-        self._cellbuf = np.zeros((3, nd * nd))
+            self.is_bc[np.take_along_axis(cell_dofs, self.perm.astype(np.int64), axis=1)]
+            | self.pad, dtype=np.int8)
+        nd, ne = self.dofs.shape[1], self.perm.shape[1]
+        self._cellbuf = np.zeros((3, ne * ne))
         self._coords = np.zeros(3 * fj.gdofs.shape[1])
         p = self._p
         self._fused_args = (
-            n_cells, self.ni, self.nv, nd, self.n_local, p(self.lpos, "int32_t*"),
+            n_cells, self.ni, self.nv, nd, ne, self.n_local, p(self.lpos, "int32_t*"),
             p(self.perm, "int32_t*"),
             p(self._bc_perm, "int8_t*"), p(self.bc_interior, "int8_t*"),
             p(self._ent_ptr, "int32_t*"), p(self._ent_i, "int32_t*"),
@@ -774,6 +823,10 @@ class ChainSolver:
         self.factored = False
         self.D[:] = 0.0
         rc = self.lib.lib.fxrod_chain_condense_kernels(*self._fused_args)
+        ne = self.perm.shape[1]
+        if rc < 0 and self._retain(self._cellbuf[2][:ne * ne].reshape(ne, ne)):
+            self.factor_jacobian(fast_jacobian)   # the saddle-point variant
+            return
         self._fused_error = None
         try:
             self._factor_vertices(rc)
@@ -811,19 +864,23 @@ class ChainSolver:
             if self._fused_error is not None:
                 raise RuntimeError(self._fused_error)
             return
-        if elem.shape != (self.perm.shape[0], self.perm.shape[1], self.perm.shape[1]) \
+        nd, ne = self.dofs.shape[1], self.perm.shape[1]
+        if elem.shape != (self.perm.shape[0], nd, nd) \
                 or not elem.flags.c_contiguous or elem.dtype != np.float64:
             raise RuntimeError("chain solver: element matrices of the wrong shape or layout")
         self.factored = False
         self.D[:] = 0.0
         p, lib = self._p, self.lib.lib
         rc = lib.fxrod_chain_condense(
-            self.perm.shape[0], self.ni, self.nv, self.perm.shape[1], self.n_local,
+            self.perm.shape[0], self.ni, self.nv, nd, ne, self.n_local,
             p(self.cells, "int32_t*"), p(self.lpos, "int32_t*"), p(self.perm, "int32_t*"),
-            p(elem, "double*"), p(self.bc_interior, "int8_t*"),
+            p(self.pad, "int8_t*"), p(elem, "double*"), p(self.bc_interior, "int8_t*"),
             MAX_GROWTH, p(self.LUI, "double*"), p(self.pivI, "int*"), p(self.X, "double*"),
             p(self.ABI, "double*"), p(self.act, "int8_t*"), *self._ptrs[:3],
             p(self.work, "double*"))
+        if rc < 0 and self._retain(self.work.reshape(ne, ne)):
+            self.factor(elem)   # the saddle-point variant
+            return
         self._factor_vertices(rc)
 
     def _factor_vertices(self, rc: int) -> None:
@@ -857,7 +914,8 @@ class ChainSolver:
         pivoting across blocks; the element interiors are LUs with partial pivoting and a
         growth bound (``MAX_GROWTH``). Reads ~3 blocks of 18 x 18 per vertex instead of
         every element matrix."""
-        return self._btri_error(np.ascontiguousarray(x[self.vertex_dofs]))
+        vd = self.vertex_dofs
+        return self._btri_error(np.ascontiguousarray(np.where(vd >= 0, x[vd], 0.0)))
 
     def _btri_error(self, xB: np.ndarray) -> float:
         """Backward error of ``xB`` (m, nv) in the vertex system with right-hand side

@@ -77,7 +77,8 @@ class SolverSettings:
         ``"chain"``: :class:`fxrod.chain.ChainSolver`, static condensation of each
         element's interior unknowns and a block-tridiagonal solve of the vertex unknowns
         (serial runs with ``fast_assembly``, one open rod whose every stress component has
-        a non-zero compliance; otherwise, or on a singular block, MUMPS with a warning).
+        zero-compliance stresses in the vertex blocks; otherwise, or on a singular block, MUMPS
+        with a warning).
         Default ``"mumps"``.
     mumps_icntl : dict of int to int
         MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's

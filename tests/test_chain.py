@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
+import fxrod.chain as chain_module
 from fxrod.bcs import Clamp
 from fxrod.chain import ChainSolver, _chain_order
 from fxrod.errors import ParameterError
@@ -57,6 +58,9 @@ MODELS = {
                                  1e-3, 8),
     "quasistatic_clamped": (lambda: quasistatic_cantilever(4).model, 0.1, 5),
     "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2, 4),
+    "clamped_kirchhoff_dynamic": (lambda: cantilever_vibration(4).model, 1e-3, 8),
+    "free_kirchhoff_dynamic": (
+        lambda: flying_spaghetti(6, constraints=("kirchhoff",)).model, 0.1, 8),
 }
 
 
@@ -73,7 +77,8 @@ def test_chain_gives_mumps_newtonnewton_iterates(name):
     assert np.max(np.abs(chain - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
 
 
-@pytest.mark.parametrize("name", ["flying_spaghetti", "quasistatic_clamped"])
+@pytest.mark.parametrize("name", ["flying_spaghetti", "quasistatic_clamped",
+                                  "clamped_kirchhoff_dynamic"])
 def test_chain_solve_is_a_sparse_lu_solve(name):
     """One factorisation and solve against SuperLU on the CSR matrix (Dirichlet rows too)."""
     make, h, _ = MODELS[name]
@@ -95,7 +100,8 @@ def test_chain_solve_is_a_sparse_lu_solve(name):
     assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
 
 
-@pytest.mark.parametrize("name", ["flying_spaghetti", "three_rods", "quasistatic_clamped"])
+@pytest.mark.parametrize("name", ["flying_spaghetti", "three_rods", "quasistatic_clamped",
+                                  "free_kirchhoff_dynamic"])
 def test_factorisation_inside_the_assembly_is_a_sparse_lu_solve(name):
     """The chain solver attached to the Jacobian assembly (FFCx kernel and condensation
     cell by cell, no element-matrix array; follower end moments add exterior-facet
@@ -141,15 +147,32 @@ def test_chain_order_of_disjoint_chains():
     assert _chain_order(np.array([[0, 1]]), 3) is None        # an isolated vertex
 
 
-def test_zero_compliance_falls_back_to_mumps():
-    """Kirchhoff rod (C = 0 in shear and extension): the element interior blocks are
-    singular, so the chain solver warns and MUMPS solves; the iterates are MUMPS's."""
-    make = lambda: cantilever_vibration(3).model  # noqa: E731
+def test_singular_interior_block_falls_back_to_mumps(monkeypatch):
+    """An interior block the chain solver rejects (here every pivot, by a growth bound of
+    1e-300) and that has no zero-compliance stresses to move out: it warns and MUMPS solves;
+    the iterates are MUMPS's."""
+    monkeypatch.setattr(chain_module, "MAX_GROWTH", 1e-300)
+    make = lambda: flying_spaghetti(3).model  # noqa: E731
     with pytest.warns(RuntimeWarning, match="singular interior block"):
-        fallback, integ = newton_iterates(make, 1e-3, 3, linear_solver="chain")
+        fallback, integ = newton_iterates(make, 0.1, 3, linear_solver="chain")
     assert integ.newton.chain.reason is not None
-    ref, _ = newton_iterates(make, 1e-3, 3)
+    ref, _ = newton_iterates(make, 0.1, 3)
     assert np.max(np.abs(fallback - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
+
+
+def test_zero_compliance_stresses_join_the_vertex_blocks():
+    """Kirchhoff rod (C = 0 in shear and extension): the element interior blocks are
+    singular (rank 29 of 30), so the three constrained stress components (two DG1 dofs
+    each) move into the vertex block on their right (saddle-point variant, 24 x 24 blocks)
+    and the iterates equal MUMPS's (test_chain_gives_mumps_newtonnewton_iterates)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _, integ = newton_iterates(MODELS["clamped_kirchhoff_dynamic"][0], 1e-3, 1,
+                                   linear_solver="chain")
+    solver = integ.newton.chain.chain
+    assert len(solver.retained) == 6 and solver.nv == 18 + 6 and solver.ni == 30 - 6
+    first = solver.vertex_dofs[0]            # the clamped end: no cell on its left
+    assert np.all(first[18:] == -1) and np.all(solver.vertex_dofs[1:] >= 0)
 
 
 def test_chain_needs_fast_assembly_and_a_valid_name():

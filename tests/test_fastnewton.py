@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import fxrod.chain as chain_module
 from fxrod.examples import cantilever_vibration, flying_spaghetti
 from fxrod.fastnewton import FastNewtonSolver
 from fxrod.integrators import Integrator
@@ -24,10 +25,11 @@ CASES = {
     # refactorisations within a solve (Newton iterations 0, 2, 4, ...)
     "flying_spaghetti_lag_2": (lambda: flying_spaghetti(10).model, 0.1, 5,
                                {"jacobian_lag": 2}),
-    # Ex. 6.2 with shear and extension (the Kirchhoff constraint makes the chain solver's
-    # interior blocks singular, see test_kirchhoff_rod_falls_back_to_snes_and_mumps)
+    # Ex. 6.2 with shear and extension, and Ex. 6.2 itself (Kirchhoff: the chain solver's
+    # saddle-point variant, zero-compliance stresses in the vertex blocks)
     "cantilever_vibration": (lambda: cantilever_vibration(8, constraints=()).model, 1e-3, 12,
                              EX62),
+    "cantilever_vibration_kirchhoff": (lambda: cantilever_vibration(8).model, 1e-3, 12, EX62),
 }
 
 
@@ -82,11 +84,13 @@ def test_iteration_counts_and_state_equal_the_snes_path():
     assert np.max(np.abs(v_f - v_g)) <= 1e-12 * max(1.0, np.max(np.abs(v_g)))
 
 
-def test_kirchhoff_rod_falls_back_to_snes_and_mumps():
-    """Zero compliance in shear and extension: the chain solver rejects the first
-    factorisation, the solve goes to SNES (which switches to MUMPS) from the same initial
-    iterate, and the iterates are those of the MUMPS path."""
-    make = lambda: cantilever_vibration(3).model  # noqa: E731
+def test_rejected_factorisation_falls_back_to_snes_and_mumps(monkeypatch):
+    """The chain solver rejects the first factorisation (a growth bound of 1e-300 fails
+    every interior pivot; no zero-compliance stresses to move out): the solve goes to SNES
+    (which switches to MUMPS) from the same initial iterate, and the iterates are those of
+    the MUMPS path."""
+    monkeypatch.setattr(chain_module, "MAX_GROWTH", 1e-300)
+    make = lambda: cantilever_vibration(3, constraints=()).model  # noqa: E731
     with pytest.warns(RuntimeWarning, match="singular interior block"):
         got, integ = newton_iterates(make, 1e-3, 3, linear_solver="chain", **EX62)
     assert isinstance(integ.newton, FastNewtonSolver) and not integ.newton.active
@@ -96,10 +100,12 @@ def test_kirchhoff_rod_falls_back_to_snes_and_mumps():
     assert np.max(np.abs(got - ref)) <= 1e-12 * max(1.0, np.max(np.abs(ref)))
 
 
-def test_rejected_factorisation_mid_run_hands_the_solve_to_snes():
-    """Without a monitor: the fast path meets the singular blocks itself, restores the
-    initial iterate and hands the solve to SNES; the steps converge as on the MUMPS path."""
-    make = lambda: cantilever_vibration(3).model  # noqa: E731
+def test_rejected_factorisation_mid_run_hands_the_solve_to_snes(monkeypatch):
+    """Without a monitor: the fast path meets the rejected blocks itself (growth bound
+    1e-300), restores the initial iterate and hands the solve to SNES; the steps converge
+    as on the MUMPS path."""
+    monkeypatch.setattr(chain_module, "MAX_GROWTH", 1e-300)
+    make = lambda: cantilever_vibration(3, constraints=()).model  # noqa: E731
     with pytest.warns(RuntimeWarning, match="singular interior block"):
         _, its, integ = fast_iterates(make, 1e-3, 3, **EX62)
     assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 3
