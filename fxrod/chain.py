@@ -350,10 +350,10 @@ typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const doub
    element matrices): the Jacobian contributions of chain cell k are the entities
    ent_e[j] of the integrals ent_i[j], j in [ent_ptr[k], ent_ptr[k + 1]) (integral order,
    as the assembly adds them), each tabulated by kernels[i] (coefficients coeffs[i] with
-   stride cstride[i], local facet indices locals[i] or NULL) into Ae (nd x nd, DOLFINx
-   cell dof order) and added to the cell's matrix Ec (nd x nd), whose rows and columns of
-   Dirichlet dofs (bc_perm[k][p] for the permuted dof p, also set at the padding) stay
-   zero; E (ne x ne) is Ec permuted to [interior | left | right]. */
+   stride cstride[i], local facet indices locals[i] or NULL), accumulating (as FFCx
+   kernels do) into the cell's matrix Ec (nd x nd, DOLFINx cell dof order), whose rows and
+   columns of Dirichlet dofs (bc_perm[k][p] for the permuted dof p, also set at the
+   padding) stay zero; E (ne x ne) is Ec permuted to [interior | left | right]. */
 int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
     const int32_t* lpos,
     const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
@@ -361,7 +361,7 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
     const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
     const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
     int ngd, const int32_t* cells, double max_growth, double* LUI, int* pivI, double* X,
-    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ae, double* Ec,
+    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ec,
     double* E, double* coords)
 {
     for (int k = 0; k < nc; ++k) {
@@ -370,15 +370,11 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
             memcpy(coords + 3 * g, x + 3 * (size_t)gdofs[(size_t)c * ngd + g],
                    3 * sizeof(double));
         memset(Ec, 0, (size_t)nd * nd * sizeof(double));
-        for (int j = ent_ptr[k]; j < ent_ptr[k + 1]; ++j) {
+        for (int j = ent_ptr[k]; j < ent_ptr[k + 1]; ++j) {  /* the kernels accumulate */
             const int i = ent_i[j], e = ent_e[j];
             const int32_t* loc = (const int32_t*)locals[i];
-            double* out = j == ent_ptr[k] ? Ec : Ae;  /* the first one straight into Ec */
-            if (out == Ae) memset(Ae, 0, (size_t)nd * nd * sizeof(double));
-            ((fxrod_kernel_t)kernels[i])(out, (const double*)coeffs[i] + (size_t)e * cstride[i],
+            ((fxrod_kernel_t)kernels[i])(Ec, (const double*)coeffs[i] + (size_t)e * cstride[i],
                                          consts, coords, loc ? loc + e : NULL, NULL, NULL);
-            if (out == Ae)
-                for (int ij = 0; ij < nd * nd; ++ij) Ec[ij] += Ae[ij];
         }
         const int32_t* P = perm + (size_t)k * ne;
         const int8_t* bp = bc_perm + (size_t)k * ne;
@@ -521,7 +517,7 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
     const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
     const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
     int ngd, const int32_t* cells, double max_growth, double* LUI, int* pivI, double* X,
-    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ae, double* Ec,
+    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ec,
     double* E, double* coords);
 void fxrod_btri_residual(int m, int nb, const double* D, const double* L, const double* U,
                          const double* x, const double* r, double* err);
@@ -790,7 +786,7 @@ class ChainSolver:
             self.is_bc[np.take_along_axis(cell_dofs, self.perm.astype(np.int64), axis=1)]
             | self.pad, dtype=np.int8)
         nd, ne = self.dofs.shape[1], self.perm.shape[1]
-        self._cellbuf = np.zeros((3, ne * ne))
+        self._cellbuf = np.zeros((2, ne * ne))    # Ec (nd x nd) and E (ne x ne)
         self._coords = np.zeros(3 * fj.gdofs.shape[1])
         p = self._p
         self._fused_args = (
@@ -805,7 +801,7 @@ class ChainSolver:
             p(self.cells, "int32_t*"), MAX_GROWTH, p(self.LUI, "double*"),
             p(self.pivI, "int*"), p(self.X, "double*"), p(self.ABI, "double*"),
             p(self.act, "int8_t*"), *self._ptrs[:3], p(self._cellbuf[0], "double*"),
-            p(self._cellbuf[1], "double*"), p(self._cellbuf[2], "double*"),
+            p(self._cellbuf[1], "double*"),
             p(self._coords, "double*"))
         self.attached = fj
         fj.condenser = self
@@ -824,7 +820,7 @@ class ChainSolver:
         self.D[:] = 0.0
         rc = self.lib.lib.fxrod_chain_condense_kernels(*self._fused_args)
         ne = self.perm.shape[1]
-        if rc < 0 and self._retain(self._cellbuf[2][:ne * ne].reshape(ne, ne)):
+        if rc < 0 and self._retain(self._cellbuf[1][:ne * ne].reshape(ne, ne)):
             self.factor_jacobian(fast_jacobian)   # the saddle-point variant
             return
         self._fused_error = None
