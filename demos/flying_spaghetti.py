@@ -15,10 +15,10 @@
 #     mpirun -n 2 python demos/flying_spaghetti.py
 #
 # ``--quick`` stops at t = 5 (end of the loading); ``--help`` lists the other options
-# (Kirchhoff rod, adaptive steps, checkpoints and restart). The same run:
-# ``fxrod run flying-spaghetti``. Writes ``DIR/flying_spaghetti.csv`` (energies, momenta, tip,
-# constraint residual per step), ``.pvd`` (ParaView), ``.png`` (snapshots at t = 0, 2.5, ...)
-# and ``.gif``.
+# (Kirchhoff rod, load and stiffness factors, adaptive steps, checkpoints and restart).
+# The same run: ``fxrod run flying-spaghetti``. Writes ``DIR/flying_spaghetti.csv``
+# (energies, momenta, tip, constraint residual per step), ``.pvd`` (ParaView), ``.png``
+# (snapshots at t = 0, 2.5, ...) and ``.gif``.
 
 # %%
 from fxrod.cases import control, exit_on_signal
@@ -33,7 +33,8 @@ args = case.CASE.parse_args()
 
 # %%
 problem = case.problem(n_elements=args.n_elements, h=args.h, t_end=args.t_end,
-                       kirchhoff=args.kirchhoff)
+                       kirchhoff=args.kirchhoff, load_scale=args.load_scale,
+                       stiffness_scale=args.stiffness_scale)
 
 # %% [markdown]
 # ## The run

@@ -184,7 +184,8 @@ def cmd_sweep(args) -> int:
                          args.seed, args.quick)
         out = args.out or Path("results") / f"sweep_{plan.case.replace('-', '_')}"
         res = run_sweep(plan, out, ranks_per_case=args.ranks_per_case, resume=args.resume,
-                        checkpoint_every=args.checkpoint_every, pictures=args.pictures)
+                        checkpoint_every=args.checkpoint_every, pictures=args.pictures,
+                        ensemble=args.ensemble)
     except ValueError as err:       # bad input, found on every rank before any work
         if MPI.COMM_WORLD.rank != 0:
             raise SystemExit(EXIT_USAGE) from None
@@ -308,6 +309,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="checkpoint interval of stepped cases [steps] (default 100; one is "
                         "also written when a signal stops a point)")
     s.add_argument("--pictures", action="store_true", help="let every point draw pictures")
+    s.add_argument("--ensemble", type=int, default=0, metavar="B",
+                   help="run up to B points at a time as one ensemble per rank (cases with "
+                        "ensemble options, e.g. flying-spaghetti's load_scale and "
+                        "stiffness_scale; --ranks-per-case 1); default 0: one by one")
     s.add_argument("--plot", default=None, metavar="QUANTITY:PARAM[:PARAM2]",
                    help="plot a table column against a parameter (one line per PARAM2)")
     s.add_argument("--list-params", action="store_true",

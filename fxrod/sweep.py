@@ -24,6 +24,20 @@ own checks failed: :attr:`fxrod.cases.Result.failure`), the sweep goes on; ``int
 its current step with a checkpoint (stepped cases: the sweep passes ``checkpoint_every``);
 the groups take no new point. ``resume`` skips the done and failed points and continues the
 others, from their checkpoint where one was written.
+
+Ensembles (``ensemble=B``, ``fxrod sweep ... --ensemble B``): for a case with ensemble
+options (:attr:`fxrod.cases.Case.ensemble_options`) and a plan that varies only them
+(:func:`fxrod.sweep_plan.ensemble_split`), the dealer hands out batches of up to B points
+(at most an equal share of the points of each group, so that every group gets work) and each
+group runs a batch as ONE :class:`fxrod.ensemble.Ensemble` on its single rank
+(``ranks_per_case`` must be 1; the chain solver is serial): :func:`run_batch`. Every point
+of the batch gets its directory, its CSV (the case's per-member columns) and its
+``case.json`` as above, with ``wall_time`` the batch's wall time divided by its number of
+points, plus ``batch`` (the indices run together) and ``batch_wall_time`` [s]. A batch is
+the unit of interruption: SIGTERM/SIGINT stop it at the end of a step and all its points
+are recorded ``interrupted`` (no checkpoint: ``resume`` runs them again from t = 0). A batch
+whose joint Newton solve fails is run again point by point (the plain path), so that only
+the failing points are recorded ``failed``; their records carry ``batch_failure``.
 """
 
 from __future__ import annotations
@@ -42,7 +56,7 @@ from fxrod.cases import Case
 from fxrod.errors import ParameterError, check_int_min
 from fxrod.io import CSVWriter, prepare_output_dir
 from fxrod.simulation import Interrupted
-from fxrod.sweep_plan import Plan, find_case
+from fxrod.sweep_plan import Plan, ensemble_split, find_case
 
 #: Points that a resumed sweep does not run again.
 FINISHED = ("done", "failed")
@@ -190,10 +204,12 @@ def _has_checkpoint(d: Path, group) -> bool:
 
 def run_point(case: Case, plan: Plan, index: int, out: Path, group, group_id: int,
               ranks: tuple[int, int], *, resume: bool = False,
-              checkpoint_every: int = CHECKPOINT_EVERY, pictures: bool = False) -> dict:
+              checkpoint_every: int = CHECKPOINT_EVERY, pictures: bool = False,
+              extra: dict | None = None) -> dict:
     """Run point ``index`` on ``group`` and write its ``case.json`` at once (rank 0 of the
     group); every exception is recorded, :class:`fxrod.simulation.Interrupted` as
-    ``interrupted``. Returns the record (with ``signal``, not written)."""
+    ``interrupted``; ``extra`` entries are added to the record. Returns the record (with
+    ``signal``, not written)."""
     d = prepare_output_dir(case_dir(out, index), group)   # the record's home, even if the
     values = dict(plan.points[index])                     # case fails before writing
     names = {o.name for o in case.options}
@@ -221,10 +237,61 @@ def run_point(case: Case, plan: Plan, index: int, out: Path, group, group_id: in
               "status": status, "reason": reason,
               "summary": {k: float(v) for k, v in summary.items()},
               "wall_time": wall, "group": group_id, "ranks": list(ranks),
-              "restarted": restarted}
+              "restarted": restarted, **(extra or {})}
     if group.rank == 0:
         _write_json(d / "case.json", record)
     return record | {"signal": signum}
+
+
+def run_batch(case: Case, plan: Plan, batch: list[int], out: Path, group, group_id: int,
+              ranks: tuple[int, int], common: dict, members: list[dict], *,
+              checkpoint_every: int = CHECKPOINT_EVERY, pictures: bool = False) -> list[dict]:
+    """Run the points ``batch`` as one ensemble on ``group`` (one rank) and write their
+    ``case.json`` files (:meth:`fxrod.cases.Case.run_ensemble` with the shared values
+    ``common`` and the points' ensemble options ``members[i]``). ``wall_time`` of each
+    point is the batch's divided by its size. A failed batch of several points runs again
+    point by point (:func:`run_point` with ``checkpoint_every`` and ``pictures``). Returns
+    the records (with ``signal``, not written)."""
+    dirs = [prepare_output_dir(case_dir(out, i), group) for i in batch]
+    results, reason, signum = [], "", 0
+    t0 = time.perf_counter()
+    try:
+        results = case.run_ensemble(dirs, [members[i] for i in batch], plan.quick,
+                                    quiet=True, comm=group, **common)
+        status = "done"
+    except Interrupted as err:
+        status, signum = "interrupted", err.signum
+        reason = (f"batch stopped by signal {err.signum} after the step ending at "
+                  f"t = {err.t:.6g}; resume runs it again from t = 0")
+    except Exception as err:  # noqa: BLE001  (every failure is recorded, the sweep goes on)
+        status, reason = "failed", f"{type(err).__name__}: {err}".replace("\n", " ")
+    wall = time.perf_counter() - t0
+    if status == "failed" and len(batch) > 1:
+        return [run_point(case, plan, i, out, group, group_id, ranks,
+                          checkpoint_every=checkpoint_every, pictures=pictures,
+                          extra={"batch_failure": reason}) for i in batch]
+    records = []
+    for k, i in enumerate(batch):
+        res = results[k] if results else None
+        record = {"index": i, "case": case.name, "quick": plan.quick,
+                  "params": plan.points[i], "values": case.values(plan.quick, **plan.points[i]),
+                  "status": status if res is None or res.ok else "failed",
+                  "reason": reason if res is None else res.failure,
+                  "summary": {} if res is None else {key: float(v) for key, v in
+                                                     res.summary.items()},
+                  "wall_time": wall / len(batch), "group": group_id, "ranks": list(ranks),
+                  "restarted": False, "batch": list(batch), "batch_wall_time": wall}
+        if group.rank == 0:
+            _write_json(dirs[k] / "case.json", record)
+        records.append(record | {"signal": signum})
+    return records
+
+
+def batches(todo: list[int], size: int, n_groups: int) -> list[list[int]]:
+    """``todo`` in consecutive batches of at most ``size`` points and at most an equal
+    share of each of the ``n_groups`` groups."""
+    b = max(1, min(size, -(-len(todo) // n_groups)))
+    return [todo[i:i + b] for i in range(0, len(todo), b)]
 
 
 def write_table(plan: Plan, out: Path) -> tuple[list[dict], Path]:
@@ -274,7 +341,7 @@ def groups(world, ranks_per_case: int) -> tuple[int, int]:
 
 def run_sweep(plan: Plan, out, *, comm=None, ranks_per_case: int = 1, resume: bool = False,
               checkpoint_every: int = CHECKPOINT_EVERY, pictures: bool = False,
-              quiet: bool = False) -> SweepResult:
+              quiet: bool = False, ensemble: int = 0) -> SweepResult:
     """Run every point of ``plan`` on groups of ``ranks_per_case`` ranks; write the table.
 
     Parameters
@@ -297,28 +364,38 @@ def run_sweep(plan: Plan, out, *, comm=None, ranks_per_case: int = 1, resume: bo
         Let the cases draw their pictures.
     quiet : bool
         No line per point and no summary line.
+    ensemble : int
+        Run up to this many points at a time as one ensemble per group (0: every point
+        alone); see the module's notes.
 
     Raises
     ------
     ParameterError
-        Before any point runs: bad ``ranks_per_case``/``checkpoint_every``, an unwritable
-        ``DIR``, or a case without ``comm`` support on more than one rank.
+        Before any point runs: bad ``ranks_per_case``/``checkpoint_every``/``ensemble``, an
+        unwritable ``DIR``, a case without ``comm`` support on more than one rank; with
+        ``ensemble``: ``ranks_per_case`` > 1, a case without ensemble options, or a plan
+        that varies another option (:func:`fxrod.sweep_plan.ensemble_split`).
     ValueError
         ``resume`` of a directory holding another plan.
     """
     world = MPI.COMM_WORLD if comm is None else comm
     case = find_case(plan.case)
+    if check_int_min("ensemble", ensemble, 0) and ranks_per_case != 1:
+        raise ParameterError("ranks_per_case", ranks_per_case, "1 with --ensemble (an "
+                             "ensemble runs on one rank)")
     n_groups, gid = groups(world, ranks_per_case)
     check_int_min("checkpoint_every", checkpoint_every, 0)
     if world.size > 1 and not case.takes_comm:
         raise ParameterError("case", case.name, "a case whose run() takes a comm keyword "
                              "(needed on more than one MPI rank)")
+    common, members = ensemble_split(case, plan) if ensemble else ({}, [])
     out = prepare_output_dir(out, world)
     todo = _prepare(plan, out, resume, world)
+    work = batches(todo, ensemble, n_groups) if ensemble else todo
     t0 = time.perf_counter()
     group = world.Split(color=gid, key=world.rank)
     ranks = (gid * ranks_per_case, (gid + 1) * ranks_per_case - 1)
-    dealer = Dealer(world, todo, n_groups)
+    dealer = Dealer(world, work, n_groups)
     stop = {"signal": 0}
 
     def handler(signum, frame):
@@ -331,17 +408,22 @@ def run_sweep(plan: Plan, out, *, comm=None, ranks_per_case: int = 1, resume: bo
         while True:
             sig = group.allreduce(stop["signal"], op=MPI.MAX) if group.size > 1 \
                 else stop["signal"]
-            idx = dealer.ask(bool(sig)) if group.rank == 0 else None
-            idx = group.bcast(idx, root=0) if group.size > 1 else idx
-            if idx is None:
+            item = dealer.ask(bool(sig)) if group.rank == 0 else None
+            item = group.bcast(item, root=0) if group.size > 1 else item
+            if item is None:
                 break
-            rec = run_point(case, plan, idx, out, group, gid, ranks, resume=resume,
-                            checkpoint_every=checkpoint_every, pictures=pictures)
-            stop["signal"] = stop["signal"] or rec["signal"]
-            if group.rank == 0 and not quiet:
-                print(f"sweep {case.name}: point {idx} {rec['status']} in "
-                      f"{rec['wall_time']:.2f} s on ranks {ranks[0]}-{ranks[1]}"
-                      + (f": {rec['reason']}" if rec["reason"] else ""), flush=True)
+            recs = (run_batch(case, plan, item, out, group, gid, ranks, common, members,
+                              checkpoint_every=checkpoint_every, pictures=pictures)
+                    if ensemble else
+                    [run_point(case, plan, item, out, group, gid, ranks, resume=resume,
+                               checkpoint_every=checkpoint_every, pictures=pictures)])
+            for rec in recs:
+                stop["signal"] = stop["signal"] or rec["signal"]
+                if group.rank == 0 and not quiet:
+                    print(f"sweep {case.name}: point {rec['index']} {rec['status']} in "
+                          f"{rec['wall_time']:.2f} s on ranks {ranks[0]}-{ranks[1]}"
+                          + (f" (batch of {len(item)})" if ensemble else "")
+                          + (f": {rec['reason']}" if rec["reason"] else ""), flush=True)
     finally:
         for s, h in old.items():
             signal.signal(s, h)

@@ -12,7 +12,8 @@ option but ``restart``, which the sweep manages):
 
 Every value is checked against the option (:meth:`fxrod.cases.Option.check`: type, choices,
 bounds) before anything runs; bad input raises :class:`fxrod.errors.ParameterError` whose
-message is one line.
+message is one line. :func:`ensemble_split` checks that a plan run in ensembles varies only
+the case's ensemble options.
 """
 
 from __future__ import annotations
@@ -199,3 +200,31 @@ def _combine(lists: dict[str, list], mode: str) -> tuple[dict[str, object], ...]
         raise ParameterError("param", {k: len(v) for k, v in lists.items()},
                              "lists of equal length (or single values) with --zip")
     return tuple({k: v[i if len(v) > 1 else 0] for k, v in lists.items()} for i in range(n))
+
+
+def ensemble_split(case: Case, plan: Plan) -> tuple[dict[str, object], list[dict]]:
+    """The values shared by every point of ``plan`` and each point's ensemble options, for
+    ensembles of ``case`` (:meth:`fxrod.cases.Case.run_ensemble`).
+
+    Raises
+    ------
+    ParameterError
+        For a case without ensemble runs, or a plan that varies an option that is not one
+        of the case's ensemble options, or sets ``checkpoint_every`` (an ensemble run writes
+        no checkpoint).
+    """
+    if case.ensemble_runner is None:
+        with_ensembles = [c.name for c in CASES.values() if c.ensemble_runner is not None]
+        raise ParameterError("ensemble", case.name, "a case with ensemble options: "
+                             f"{', '.join(with_ensembles) or 'none'}")
+    if "checkpoint_every" in plan.names:
+        raise ParameterError("param", "checkpoint_every", "no checkpoint_every with "
+                             "--ensemble (an ensemble run writes no checkpoint)")
+    ens = set(case.ensemble_options)
+    for name in plan.names:
+        if name not in ens and len({repr(p[name]) for p in plan.points}) > 1:
+            raise ParameterError("param", name, "a single value with --ensemble (only the "
+                                 f"ensemble options {', '.join(case.ensemble_options)} of "
+                                 f"{case.name} may vary)")
+    common = {n: plan.points[0][n] for n in plan.names if n not in ens}
+    return common, [{n: p[n] for n in plan.names if n in ens} for p in plan.points]

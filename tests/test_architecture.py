@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     # 8: the paper's and the field's problems, pictures
     "fxrod.examples": 8, "fxrod.frames": 8, "fxrod.soft_arm": 8, "fxrod.viz": 8,
     "fxrod.plots_viscoelastic": 8,
+    "fxrod.ensemble_run": 8,
     # 9: the case registry and studies over it
     "fxrod.cases": 9, "fxrod.sweep": 9, "fxrod.modal_output": 9,
     "fxrod.sweep_plan": 9, "fxrod.sweep_plot": 9,

@@ -199,6 +199,15 @@ class Case:
         The case module's ``run(out, *, pictures, quiet, comm=None, **values)`` taking
         every option; ``comm`` is the communicator the case runs on (None: the builders'
         default, ``MPI.COMM_WORLD``).
+    ensemble_options : tuple of str
+        Options whose values only change a member of an :class:`fxrod.ensemble.Ensemble`
+        (its load factor or section): points that differ only in them can run together
+        (:meth:`run_ensemble`, ``fxrod sweep --ensemble B``).
+    ensemble_runner : callable, optional
+        The case module's ``run_ensemble(outs, members, *, quiet, comm=None, **values)``:
+        one ensemble of the points ``members`` (dicts of every ensemble option), member k
+        writing to ``outs[k]``, with the other options ``values`` (all but
+        ``checkpoint_every`` and ``restart``); returns one :class:`Result` a member.
     """
 
     name: str
@@ -206,6 +215,8 @@ class Case:
     options: tuple[Option, ...]
     quick: Mapping[str, object]
     runner: Callable[..., Result]
+    ensemble_options: tuple[str, ...] = ()
+    ensemble_runner: Callable[..., list[Result]] | None = None
 
     @property
     def takes_comm(self) -> bool:
@@ -267,6 +278,58 @@ class Case:
         extra = {} if comm is None else {"comm": comm}
         return self.runner(None if out is None else Path(out), pictures=pictures,
                            quiet=quiet, **values, **extra)
+
+    def run_ensemble(self, outs: Sequence[str | Path | None], members: Sequence[Mapping],
+                     quick: bool = False, *, quiet: bool = True, comm=None,
+                     **options) -> list[Result]:
+        """Run the points ``members`` as one ensemble (stepped together, serial).
+
+        Parameters
+        ----------
+        outs : sequence of path-like or None
+            Output directory of each member (created by the caller; None: nothing written).
+        members : sequence of mapping
+            Values of :attr:`ensemble_options` of each member (the others: ``options``, the
+            quick values, the defaults).
+        quick : bool
+            Start from the quick values.
+        quiet : bool
+            No progress bar.
+        comm : mpi4py communicator, optional
+            A communicator of one rank (default: the builders').
+        **options
+            Values of the options shared by every member (SI units as listed).
+
+        Raises
+        ------
+        ParameterError
+            For a case without ensemble runs, a member option that is not an ensemble
+            option, an unknown option, ``checkpoint_every`` > 0 or ``restart`` (an ensemble
+            run writes no checkpoint), or ``outs`` and ``members`` of different lengths.
+        """
+        if self.ensemble_runner is None:
+            raise ParameterError("ensemble", self.name, "a case with ensemble options")
+        if len(outs) != len(members) or not members:
+            raise ParameterError("members", len(members), f"{len(outs)} points (one an "
+                                 "output directory), at least one")
+        for m in members:
+            bad = sorted(set(m) - set(self.ensemble_options))
+            if bad:
+                raise ParameterError("ensemble", bad[0], "an ensemble option of "
+                                     f"{self.name}: {', '.join(self.ensemble_options)}")
+        if options.get("checkpoint_every") or options.get("restart") is not None:
+            raise ParameterError("checkpoint_every/restart",
+                                 (options.get("checkpoint_every"), options.get("restart")),
+                                 "0 and None (an ensemble run writes no checkpoint)")
+        values = self.values(quick, **options)
+        per_member = [self.values(quick, **{**options, **m}) for m in members]
+        common = {k: v for k, v in values.items()
+                  if k not in (*self.ensemble_options, "checkpoint_every", "restart")}
+        extra = {} if comm is None else {"comm": comm}
+        return self.ensemble_runner(
+            [None if d is None else Path(d) for d in outs],
+            [{k: v[k] for k in self.ensemble_options} for v in per_member],
+            quiet=quiet, **common, **extra)
 
     def parser(self, prog: str | None = None,
                parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser

@@ -7,12 +7,18 @@ then flying freely (:func:`fxrod.examples.flying_spaghetti`). Steps: :func:`prob
 the pictures), :func:`finish`. Files: ``DIR/flying_spaghetti.csv`` (the standard columns),
 ``.pvd`` (ParaView), ``.png`` (snapshots every 2.5 s, azimuth 55, elevation 15) and ``.gif``.
 
+``load_scale`` [-] multiplies the end force and moment, ``stiffness_scale`` [-] the shear,
+axial, bending and torsion stiffness: they are the case's ensemble options
+(:attr:`fxrod.cases.Case.ensemble_options`), so ``fxrod sweep flying-spaghetti --ensemble B``
+runs B points over them as one :class:`fxrod.ensemble.Ensemble` (:func:`run_ensemble`).
+
 Summary keys: ``t`` [s], ``steps``, ``H`` [J], ``p_1..3`` [kg m/s], ``J_1..3`` [kg m^2/s],
-``max_energy_residual`` [J].
+``tip_1..3`` [m], ``max_energy_residual`` [J] (an ensemble member: all but the last).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +32,13 @@ from fxrod.cases.common import (
     snapshots_at,
     wrote,
 )
-from fxrod.examples import flying_spaghetti
+from fxrod.ensemble import Ensemble
+from fxrod.ensemble_run import EnsembleRun
+from fxrod.examples import PAPER_SETTINGS, flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.loads import EndLoad
+from fxrod.model import RodModel
 from fxrod.problem import Problem
+from fxrod.rod import Rod, Section
 from fxrod.simulation import Simulation
 
 NAME = "flying_spaghetti"
@@ -39,16 +50,47 @@ OPTIONS = (
     Option("t_end", 15.0, "s", "end time", bounds="(0, inf)"),
     Option("n_elements", 10, "-", "number of elements", bounds="[1, inf)"),
     Option("kirchhoff", False, "-", "constrained (C_N = 0) rod"),
+    Option("load_scale", 1.0, "-", "factor on the end force and moment"),
+    Option("stiffness_scale", 1.0, "-", "factor on the shear, axial, bending and torsion "
+           "stiffness", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
+#: The options that only change a member of an ensemble (load factor, section).
+ENSEMBLE_OPTIONS = ("load_scale", "stiffness_scale")
+
+
+def section(stiffness_scale: float = 1.0) -> Section:
+    """Table 1's section with every stiffness times ``stiffness_scale`` [-]."""
+    sec = flying_spaghetti_section()
+    return dataclasses.replace(sec, **{k: stiffness_scale * getattr(sec, k) for k in
+                                       ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")})
+
+
+def template(n_elements: int = 10, kirchhoff: bool = False,
+             stiffness_scale: float = 1.0) -> Rod:
+    """The free rod from (0, 0, 8) to (6, 0, 0) [m] of :func:`fxrod.examples.flying_spaghetti`
+    with :func:`section`; ``kirchhoff`` constrains shear and extension."""
+    return Rod(section(stiffness_scale), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
+               d1=(0.0, 1.0, 0.0), n_elements=n_elements,
+               constraints=("kirchhoff",) if kirchhoff else ())
+
+
+def scaled_loads(load_scale: float = 1.0) -> list[EndLoad]:
+    """The loads (74) times ``load_scale`` [-] (in their time functions)."""
+    (load,) = flying_spaghetti_loads()
+    return [EndLoad(load.end, force=lambda t: load_scale * load.force(t),
+                    moment=lambda t: load_scale * load.moment(t))]
 
 
 def problem(n_elements: int = 10, h: float = 0.1, t_end: float = 15.0,
-            kirchhoff: bool = False, comm=None) -> Problem:
+            kirchhoff: bool = False, comm=None, load_scale: float = 1.0,
+            stiffness_scale: float = 1.0) -> Problem:
     """The rod of Table 1 with the loads (74), step ``h`` [s] up to ``t_end`` [s], Newton
-    atol 1e-11; ``kirchhoff`` constrains shear and extension."""
-    return flying_spaghetti(n_elements, constraints=("kirchhoff",) if kirchhoff else (),
-                            comm=comm, h=h, t_end=t_end)
+    atol 1e-11 (:func:`fxrod.examples.flying_spaghetti`); ``kirchhoff`` constrains shear and
+    extension; ``load_scale`` and ``stiffness_scale`` [-] scale the loads and stiffness."""
+    model = RodModel(template(n_elements, kirchhoff, stiffness_scale),
+                     scaled_loads(load_scale), comm=comm)
+    return Problem(model, h, t_end, PAPER_SETTINGS)
 
 
 def simulation(problem: Problem, out: Path | None, quiet: bool = True,
@@ -74,7 +116,8 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
                             zoom=1.35)
         times = sorted(sim.snapshots)
         viz.animation([sim.snapshots[t] for t in times], times, gif, radius=0.12)
-    s = last_row(sim, ("t", "H", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3"))
+    s = last_row(sim, ("t", "H", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3", "tip_1", "tip_2",
+                       "tip_3"))
     s["steps"] = sim.integ.step_count
     s["max_energy_residual"] = float(np.max(np.abs(sim.column("energy_residual"))))
     files = output_files(sim, *(p for p in (png, gif) if p is not None))
@@ -87,14 +130,40 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
 
 
 def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, kirchhoff: bool, comm=None, **control) -> Result:
+        n_elements: int, kirchhoff: bool, load_scale: float, stiffness_scale: float,
+        comm=None, **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
-    prob = problem(n_elements, h, t_end, kirchhoff, comm)
+    prob = problem(n_elements, h, t_end, kirchhoff, comm, load_scale, stiffness_scale)
     sim = simulation(prob, out, quiet, **control)
     with sim:
         sim.run(prob.t_end)
     return finish(sim, out, pictures)
 
 
+def run_ensemble(outs: list[Path | None], members: list[dict], *, quiet: bool, h: float,
+                 t_end: float, n_elements: int, kirchhoff: bool, adaptive: bool = False,
+                 comm=None) -> list[Result]:
+    """Run the points ``members`` (their :data:`ENSEMBLE_OPTIONS`) as one
+    :class:`fxrod.ensemble.Ensemble` on ``comm`` (serial; the chain solver, the paper's
+    tolerances) up to ``t_end`` [s]; member k writes ``outs[k]/flying_spaghetti.csv``
+    (:class:`fxrod.ensemble_run.EnsembleRun`). One :class:`Result` a member."""
+    ens = Ensemble(template(n_elements, kirchhoff), flying_spaghetti_loads(),
+                   [m["load_scale"] for m in members], comm=comm,
+                   sections=[section(m["stiffness_scale"]) for m in members])
+    integ = ens.integrator(h, PAPER_SETTINGS.replace(linear_solver="chain", adaptive=adaptive))
+    rec = EnsembleRun(ens, integ, outs, NAME, quiet=quiet)
+    rec.run(t_end)
+    results = []
+    for k in range(len(outs)):
+        s = rec.summary(k)
+        files = rec.files(k)
+        text = (f"{NAME} member {k}: {s['steps']} steps; t = {s['t']:g}, H = {s['H']:.10g}, "
+                f"tip = ({s['tip_1']:.6g}, {s['tip_2']:.6g}, {s['tip_3']:.6g})")
+        results.append(Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
+                              files=files, rank=ens.model.comm.rank))
+    return results
+
+
 CASE = Case("flying-spaghetti", "Ex. 6.1: free rod, end load pulse, then free flight; "
-            "energy and momenta conserved", OPTIONS, {"t_end": 5.0}, run)
+            "energy and momenta conserved", OPTIONS, {"t_end": 5.0}, run,
+            ensemble_options=ENSEMBLE_OPTIONS, ensemble_runner=run_ensemble)
