@@ -204,11 +204,7 @@ void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const doub
         if (k > 0) {
             const double* Lk = L + (k - 1) * bb;
             const double* z = r + (size_t)(k - 1) * nb;
-            for (int i = 0; i < nb; ++i) {
-                double s = 0.0;
-                for (int j = 0; j < nb; ++j) s += Lk[i * nb + j] * z[j];
-                rk[i] -= s;
-            }
+            for (int i = 0; i < nb; ++i) rk[i] -= dot4(Lk + (size_t)i * nb, z, 0, nb);
         }
         lu_solve1(nb, D + k * bb, piv + (size_t)k * nb, rk);
     }
@@ -216,11 +212,7 @@ void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const doub
         double* xk = r + (size_t)k * nb;
         const double* Gk = G + k * bb;
         const double* x1 = r + (size_t)(k + 1) * nb;
-        for (int i = 0; i < nb; ++i) {
-            double s = 0.0;
-            for (int j = 0; j < nb; ++j) s += Gk[i * nb + j] * x1[j];
-            xk[i] -= s;
-        }
+        for (int i = 0; i < nb; ++i) xk[i] -= dot4(Gk + (size_t)i * nb, x1, 0, nb);
     }
 }
 
@@ -413,10 +405,8 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
         double* r = rB + (size_t)lpos[k] * nv;   /* left and right vertex: contiguous */
         for (int a = 0; a < nb; ++a) {
             if (!(ak[a] & 2)) continue;
-            double s = 0.0;
-            for (int i = 0; i < ni; ++i) s += Bk[i] * y[i];
+            r[a] -= dot4(Bk, y, 0, ni);
             Bk += ni;
-            r[a] -= s;
         }
     }
     memcpy(rB0, rB, (size_t)m * nv * sizeof(double));
@@ -431,11 +421,8 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
         double xc[64];
         int na = 0;
         for (int j = 0; j < nb; ++j) if (ak[j] & 1) xc[na++] = xB[j];
-        for (int i = 0; i < ni; ++i) {
-            double s = y[i];
-            for (int c = 0; c < na; ++c) s -= Xk[i * na + c] * xc[c];
-            out[idofs[(size_t)k * ni + i]] = s;
-        }
+        for (int i = 0; i < ni; ++i)
+            out[idofs[(size_t)k * ni + i]] = y[i] - dot4(Xk + (size_t)i * na, xc, 0, na);
     }
 }
 
