@@ -2,6 +2,7 @@
 form cache (issue 22 target: <= 5 s cold).
 
     python bench/cold_start.py [--runs 3] [--n-elements 10] [--json bench/cold_start.json]
+                               [--profile]
 
 Each run starts a fresh interpreter (``python -c``) whose ``XDG_CACHE_HOME`` points at a new
 empty directory, so FFCx and fxrod's C helpers compile everything (cold); a second launch
@@ -34,17 +35,50 @@ t_step = time.time() - t0
 print(f"{t_import} {t_model} {t_step}")
 """
 
+#: ``--profile``: wall-clock seconds inside fxrod.jit's compilation of the forms (code
+#: generation, C builds in child processes, fxrod's helper built meanwhile), FFCx's code
+#: generation, fxrod's C helper build, and every cffi build in this process (setuptools and
+#: the C compiler: the helper's)
+PROFILE = r"""
+import functools, json, time
+import cffi.recompiler, ffcx.compiler
+import fxrod.fastassembly, fxrod.jit
+split = {}
+def timed(owner, name, key):
+    f = getattr(owner, name)
+    @functools.wraps(f)
+    def g(*a, **k):
+        t = time.time()
+        try:
+            return f(*a, **k)
+        finally:
+            split[key] = split.get(key, 0.0) + time.time() - t
+    setattr(owner, name, g)
+timed(fxrod.jit, "_compile", "jit_compile_s")
+timed(ffcx.compiler, "compile_ufl_objects", "ffcx_codegen_s")
+timed(fxrod.fastassembly, "build_helper", "fxrod_helper_s")
+timed(cffi.recompiler, "recompile", "cffi_builds_in_process_s")
+"""
 
-def launch(cache: str, n_e: int) -> dict[str, float]:
+
+def launch(cache: str, n_e: int, profile: bool = False) -> dict[str, float]:
     """One interpreter launch with ``XDG_CACHE_HOME = cache``: seconds from launch to the
-    end of ``import fxrod``, of the model's construction and of the first step."""
+    end of ``import fxrod``, of the model's construction and of the first step (with
+    ``profile``, also the split of :data:`PROFILE`)."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
     env.pop("FXROD_CACHE_DIR", None)
+    child = CHILD.replace("from fxrod.examples", PROFILE + "from fxrod.examples", 1) \
+        if profile else CHILD
+    if profile:
+        child += "print(json.dumps(split))\n"
     t0 = time.time()
-    out = subprocess.run([sys.executable, "-c", CHILD, repr(t0), str(n_e)], env=env,
-                         check=True, capture_output=True, text=True).stdout.split()
-    t_import, t_model, t_step = (float(v) for v in out[-3:])
-    return {"import_s": t_import, "model_s": t_model, "first_step_s": t_step}
+    lines = subprocess.run([sys.executable, "-c", child, repr(t0), str(n_e)], env=env,
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    if profile:
+        split = json.loads(lines.pop())
+    t_import, t_model, t_step = (float(v) for v in lines[-1].split())
+    out = {"import_s": t_import, "model_s": t_model, "first_step_s": t_step}
+    return out | split if profile else out
 
 
 def main() -> None:
@@ -52,6 +86,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--n-elements", type=int, default=10)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--profile", action="store_true",
+                        help="one more cold launch: time in FFCx, cffi builds, the compiler")
     args = parser.parse_args()
     rows = []
     for run in range(args.runs):
@@ -62,9 +98,14 @@ def main() -> None:
         print(f"run {run}: cold  import {cold['import_s']:.2f} s, model {cold['model_s']:.2f} s, "
               f"first step {cold['first_step_s']:.2f} s | warm  import {warm['import_s']:.2f} s, "
               f"model {warm['model_s']:.2f} s, first step {warm['first_step_s']:.2f} s")
+    result = {"n_elements": args.n_elements, "runs": rows}
+    if args.profile:
+        with tempfile.TemporaryDirectory(prefix="fxrod-cold-") as cache:
+            result["profile"] = prof = launch(cache, args.n_elements, profile=True)
+        print("profile (cold): " + ", ".join(f"{k} {v:.2f}" for k, v in prof.items()))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"n_elements": args.n_elements, "runs": rows}, fh, indent=1)
+            json.dump(result, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -61,11 +61,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import ufl
-from dolfinx import fem
 from dolfinx.fem.petsc import assemble_matrix, assemble_vector, create_matrix
 from mpi4py import MPI
 from petsc4py import PETSc
 
+from fxrod import jit
 from fxrod.errors import ConvergenceError, ParameterError, check_finite, check_positive
 from fxrod.forms.contact import Contact
 from fxrod.io import CSVWriter
@@ -181,8 +181,7 @@ class TangentSolver:
 
     def __init__(self, model) -> None:
         self.model = model
-        self.F = fem.form(model.F)
-        self.J = fem.form(ufl.derivative(model.F, model.w))
+        self.F, self.J = jit.forms([model.F, ufl.derivative(model.F, model.w)])
         self.A = create_matrix(self.J)
         imap = model.space.W.dofmap.index_map
         self.n_owned = imap.size_local * model.space.W.dofmap.index_map_bs

@@ -17,6 +17,7 @@ none) and also keep DOLFINx's assembly.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -179,6 +180,14 @@ def _load_lib():
     if _LIB is None:
         _LIB = build_helper("_fxrod_asm", _C_SOURCE, _CDEF)
     return _LIB
+
+
+def prepare() -> None:
+    """Build (or load) the assembly helper ahead of its use, e.g. while the C compiler builds
+    a model's forms (:func:`fxrod.jit.forms`); a failure is reported where the helper is
+    needed (:meth:`FastJacobian.applicable`)."""
+    with contextlib.suppress(Exception):
+        _load_lib()
 
 
 class FormKernels:

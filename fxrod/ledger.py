@@ -15,9 +15,13 @@ Newton tolerance. All energies in J (the units of the model's data).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+import ufl
 from dolfinx import fem
 from mpi4py import MPI
 
+from fxrod import jit
 from fxrod.forms import elastic
 
 #: The ledger's quantities with their units (CSV columns of the energy probe).
@@ -50,9 +54,20 @@ class EnergyLedger:
         since the start.
     energy_residual : float
         Balance residual [J] of the last booked step (0 before the first step).
+
+    Parameters
+    ----------
+    model : RodModel
+        The system whose energy is booked.
+    compile_with : sequence of ufl.Form
+        Further forms compiled in the same batch as the ledger's (:func:`fxrod.jit.forms`;
+        the model's residual and Jacobian), kept in :mod:`fxrod.jit`'s cache.
+    meanwhile : callable, optional
+        Run while the C compiler builds the forms (the fast assembly's helper).
     """
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, compile_with: Sequence[ufl.Form] = (),
+                 meanwhile: Callable[[], None] | None = None) -> None:
         self.model = m = model
         ctx = m.ctx
         sig0 = ctx.sig0
@@ -60,15 +75,15 @@ class EnergyLedger:
         stored += [ext.stored_energy(ctx) for ext in m.extensions]
         kinetic = [elastic.kinetic_energy(ctx, m.v0)] if ctx.inertia else []
         kinetic += [ext.kinetic_energy(ctx) for ext in m.extensions]
-        kinetic = _sum_forms(kinetic)
-        self._kinetic = None if kinetic is None else fem.form(kinetic)
-        self._strain = fem.form(_sum_forms(stored))
         P = elastic.external_power(ctx, ctx.vm)
-        self._work = None if P is None else fem.form(m.h * P)                     # (44)
+        work = None if P is None else m.h * P                                     # (44)
         port = _sum_forms([e.port_work(ctx) for e in m.extensions])
-        self._port = None if port is None else fem.form(port)
         diss = _sum_forms([e.dissipation(ctx) for e in m.extensions])
-        self._diss = None if diss is None else fem.form(diss)
+        # compiled in one batch with the forms ``compile_with`` (fxrod.jit: the C compiler
+        # builds a Jacobian while the rest is generated; ``meanwhile`` runs during the build)
+        (self._kinetic, self._strain, self._work, self._port, self._diss) = jit.forms(
+            [_sum_forms(kinetic), _sum_forms(stored), work, port, diss, *compile_with],
+            meanwhile=meanwhile)[:5]
         self.reset()
 
     def _sum(self, form) -> float:

@@ -21,8 +21,10 @@ import numpy as np
 import ufl
 from dolfinx import fem, la
 from dolfinx import mesh as dmesh
+from dolfinx.fem.forms import derivative_block
 from mpi4py import MPI
 
+from fxrod import fastassembly, jit
 from fxrod.bcs import Support
 from fxrod.diagnostics import Nodes
 from fxrod.errors import ParameterError, check_vector
@@ -220,7 +222,11 @@ class RodModel:
         self.reduction = self._joint_reduction()
         # the slave nodes' reference from their masters: the joints hold to the last bit
         self.q_ref.x.array[:] = self.enforce_joints(self.q_ref.x.array)
-        self.ledger = EnergyLedger(self)
+        # the ledger's forms compiled with the residual and its Jacobian (fxrod.jit), the
+        # fast assembly's C helper built meanwhile
+        self.ledger = EnergyLedger(
+            self, compile_with=(self.F, derivative_block(self.F, self.w)),
+            meanwhile=fastassembly.prepare if self.comm.size == 1 else None)
         self.nodes = Nodes(self)
         self.set_initial_state()
 
@@ -453,7 +459,7 @@ class RodModel:
         if not self.supports:
             return {}, 0.0
         if getattr(self, "_F_compiled", None) is None:
-            self._F_compiled = fem.form(self.F)
+            self._F_compiled = jit.form(self.F)
         b = fem.assemble_vector(self._F_compiled)
         b.scatter_reverse(la.InsertMode.add)
         rows = b.array if self.reduction is None else self.reduction.fold(b.petsc_vec)

@@ -27,9 +27,11 @@ import weakref
 
 import numpy as np
 from dolfinx import fem
+from dolfinx.fem.forms import derivative_block
 from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
 from petsc4py import PETSc
 
+from fxrod import jit
 from fxrod._malloc import tune_malloc
 from fxrod.chain import ChainPC, ChainSolver
 from fxrod.fastassembly import FastJacobian, FastResidual
@@ -190,6 +192,8 @@ class NewtonSolver:
         if chain:
             del opts["pc_factor_mat_solver_type"]
             opts["pc_type"] = "python"
+        # fxrod.jit: a RodModel's F and default J were compiled with its ledger already
+        F, J = jit.forms([F, derivative_block(F, w) if J is None else J])
         self.problem = NonlinearProblem(F, w, bcs=bcs, J=J,
                                         petsc_options_prefix=f"fxrod{next(_PREFIX)}_",
                                         petsc_options=opts)

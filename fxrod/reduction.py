@@ -22,6 +22,7 @@ from dolfinx.fem.petsc import assemble_matrix, assemble_vector, create_matrix, c
 from mpi4py import MPI
 from petsc4py import PETSc
 
+from fxrod import jit
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
 from fxrod.newton import nonlocal_terms, set_mumps_icntl, snes_options, solve_with
@@ -163,8 +164,7 @@ class ReducedNewtonSolver:
         self.w, self.bcs, self.red = w, bcs, reduction
         self.terms = nonlocal_terms(w)      # rows and blocks outside UFL (rod-rod contact)
         self._skip = np.empty(0, dtype=np.int64)  # the reduced Dirichlet rows handle bcs
-        self.F = fem.form(F)
-        self.J = fem.form(J if J is not None else ufl.derivative(F, w))
+        self.F, self.J = jit.forms([F, J if J is not None else ufl.derivative(F, w)])
         self.b = create_vector(w.function_space)
         self.A = create_matrix(self.J)
         T = reduction.T

@@ -14,7 +14,7 @@ LAYERS: dict[str, int] = {
     # 0: foundations without fxrod imports
     "fxrod.errors": 0, "fxrod.kinematics": 0, "fxrod._malloc": 0, "fxrod.data": 0,
     "fxrod.fastassembly": 0, "fxrod.paraview": 0,
-    "fxrod.chain": 0,
+    "fxrod.chain": 0, "fxrod.jit": 0,
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
     "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
