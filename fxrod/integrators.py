@@ -75,7 +75,7 @@ class Integrator:
         if model.reduction is None:
             # the chain solver in a serial run without nonlocal terms: Newton without SNES
             # (fxrod.fastnewton; it hands the solves it cannot reproduce to SNES)
-            fast = (settings.linear_solver == "chain" and model.comm.size == 1
+            fast = (settings.linear_solver in ("auto", "chain") and model.comm.size == 1
                     and not nonlocal_terms(model.w))
             solver = FastNewtonSolver if fast else NewtonSolver
             self.newton = solver(model.F, model.w, model.bcs, settings)

@@ -184,7 +184,7 @@ class NewtonSolver:
         opts = snes_options(s)
         comm = w.function_space.mesh.comm
         fast = s.fast_assembly and not self.terms
-        chain = (s.linear_solver == "chain" and comm.size == 1 and fast
+        chain = (s.linear_solver in ("auto", "chain") and comm.size == 1 and fast
                  and ChainSolver.applicable(w.function_space))
         if s.linear_solver == "chain" and not chain:
             warnings.warn("fxrod: the chain solver needs a serial run with fast assembly of "
@@ -251,7 +251,8 @@ class NewtonSolver:
                 warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
                               RuntimeWarning, stacklevel=3)
                 solver = None
-        self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(comm.size))
+        self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(comm.size),
+                             quiet=self.settings.linear_solver == "auto")
         pc.setPythonContext(self.chain)
 
     def _add_nonlocal(self, w: fem.Function, bcs: list) -> None:

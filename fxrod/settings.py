@@ -19,7 +19,7 @@ from fxrod.errors import ParameterError, check_positive
 LINE_SEARCHES = ("basic", "bt", "l2", "cp", "nleqerr")
 
 #: Linear solvers accepted by ``linear_solver``.
-LINEAR_SOLVERS = ("mumps", "chain")
+LINEAR_SOLVERS = ("auto", "mumps", "chain")
 
 #: fxrod's MUMPS defaults: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here than the default),
 #: ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the paper's; MUMPS's
@@ -72,14 +72,16 @@ class SolverSettings:
         same vector as DOLFINx's, without its per-call Python work (coefficient packing,
         lifting, vector wrappers); the Newton iterates are unchanged
         (tests/test_fast_residual.py). Default True.
-    linear_solver : {"mumps", "chain"}
+    linear_solver : {"auto", "mumps", "chain"}
         Linear solver of the Newton steps. ``"mumps"``: MUMPS LU of the assembled matrix.
         ``"chain"``: :class:`fxrod.chain.ChainSolver`, static condensation of each
-        element's interior unknowns and a block-tridiagonal solve of the vertex unknowns
-        (serial runs with ``fast_assembly``, one open rod whose every stress component has
-        zero-compliance stresses in the vertex blocks; otherwise, or on a singular block, MUMPS
-        with a warning).
-        Default ``"mumps"``.
+        element's interior unknowns and a block-tridiagonal solve of the vertex unknowns,
+        with Newton's iteration outside SNES (:mod:`fxrod.fastnewton`). It applies to serial
+        runs with ``fast_assembly`` of open rods (one rod, or a structure of rods without
+        joints) without rod-rod contact, zero-compliance stresses included (saddle-point
+        variant); otherwise, or on a singular block, MUMPS with a warning. ``"auto"``: the
+        chain solver where it applies, MUMPS elsewhere (without a warning). The two give the
+        same Newton iterates to round-off (tests/test_chain.py). Default ``"auto"``.
     mumps_icntl : dict of int to int
         MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's
         automatic scaling. Default: none.
@@ -107,7 +109,7 @@ class SolverSettings:
     predictor: str = "extrapolate"
     fast_assembly: bool = True
     fast_residual: bool = True
-    linear_solver: str = "mumps"
+    linear_solver: str = "auto"
     mumps_icntl: dict[int, int] = field(default_factory=dict)
     malloc_tuning: bool = True
     adaptive: bool = False

@@ -21,6 +21,7 @@ from fxrod.errors import ParameterError
 from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
 from fxrod.geometry import Arc
 from fxrod.integrators import Integrator
+from fxrod.joints import Rigid
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
@@ -61,6 +62,7 @@ MODELS = {
     "clamped_kirchhoff_dynamic": (lambda: cantilever_vibration(4).model, 1e-3, 8),
     "free_kirchhoff_dynamic": (
         lambda: flying_spaghetti(6, constraints=("kirchhoff",)).model, 0.1, 8),
+    "quasistatic_elastica": (lambda: quasistatic_cantilever(4, constrained=True).model, 0.1, 5),
 }
 
 
@@ -82,7 +84,7 @@ def test_chain_gives_mumps_newtonnewton_iterates(name):
 def test_chain_solve_is_a_sparse_lu_solve(name):
     """One factorisation and solve against SuperLU on the CSR matrix (Dirichlet rows too)."""
     make, h, _ = MODELS[name]
-    integ = Integrator(make(), h)
+    integ = Integrator(make(), h, SolverSettings(linear_solver="mumps"))
     integ.step()
     fj = integ.newton.fast_jacobian
     fj.keep_element_matrices()
@@ -108,7 +110,7 @@ def test_factorisation_inside_the_assembly_is_a_sparse_lu_solve(name):
     kernels) against SuperLU on the CSR matrix of the same iterate, and against the
     factorisation of the stored element matrices (same arithmetic: equal to the bit)."""
     make, h, _ = MODELS[name]
-    integ = Integrator(make(), h)
+    integ = Integrator(make(), h, SolverSettings(linear_solver="mumps"))
     integ.step()
     fj = integ.newton.fast_jacobian
     fj.keep_element_matrices()
@@ -175,6 +177,21 @@ def test_zero_compliance_stresses_join_the_vertex_blocks():
     assert np.all(first[18:] == -1) and np.all(solver.vertex_dofs[1:] >= 0)
 
 
+def test_quasistatic_elastica_also_moves_the_mid_node_position():
+    """Euler elastica in statics (Ex. 6.3 constrained): no mass holds the mid-node
+    position, so the interior block stays singular without the constrained stresses (its
+    null space: the three position unknowns). They join the vertex blocks too (27 x 27);
+    the iterates equal MUMPS's (test_chain_gives_mumps_newtonnewton_iterates)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _, integ = newton_iterates(MODELS["quasistatic_elastica"][0], 0.1, 1,
+                                   linear_solver="chain")
+    solver = integ.newton.chain.chain
+    assert len(solver.retained) == 9 and solver.nv == 27 and solver.ni == 30 - 9
+    q = integ.model.space.W.sub(0).dofmap.list   # the q unknowns of the mid node retained
+    assert np.all(np.isin(solver.vertex_dofs[1:, 24:], np.asarray(q)))
+
+
 def test_chain_needs_fast_assembly_and_a_valid_name():
     with pytest.warns(RuntimeWarning, match="chain solver needs"):
         integ = Integrator(flying_spaghetti(2).model, 0.1,
@@ -183,6 +200,30 @@ def test_chain_needs_fast_assembly_and_a_valid_name():
     assert integ.step().newton_its > 0
     with pytest.raises(ParameterError, match="linear_solver"):
         SolverSettings(linear_solver="thomas")
+
+
+def test_auto_picks_the_chain_where_it_applies_and_mumps_silently_elsewhere(monkeypatch):
+    """The default linear solver "auto": the chain solver (and Newton without SNES) on a
+    rod; MUMPS without a warning on welded rods (a joint) and after a rejected
+    factorisation (growth bound 1e-300), with the reason kept."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        integ = Integrator(flying_spaghetti(3).model, 0.1)
+        integ.step()
+        assert integ.newton.chain.reason is None and integ.newton.fast_solves == 1
+        rods = [Rod(Section(rhoA=1.0, M11=1.0, M22=1.0, k_s1=1e4, k_s2=1e4, k_e=1e4,
+                            k_b1=1e3, k_b2=1e3, k_t=1e3, radius=0.1),
+                    start=(k, 0.0, 0.0), end=(k + 1.0, 0.0, 0.0), d1=(0, 1, 0), n_elements=2)
+                for k in range(2)]
+        welded = RodModel(Structure(rods, [Rigid((0, "L"), (1, "0"))]),
+                          [EndLoad("L", rod=1, force=(0.0, 0.0, -1.0))], [Clamp("0")],
+                          quasistatic=True)
+        integ = Integrator(welded, 1.0)
+        assert getattr(integ.newton, "chain", None) is None and integ.step().newton_its > 0
+        monkeypatch.setattr(chain_module, "MAX_GROWTH", 1e-300)
+        integ = Integrator(flying_spaghetti(3).model, 0.1)
+        assert integ.step().newton_its > 0
+        assert "singular interior block" in integ.newton.chain.reason
 
 
 def test_backtracking_line_search_on_the_chain_path():

@@ -109,17 +109,17 @@ def test_rejected_factorisation_mid_run_hands_the_solve_to_snes(monkeypatch):
     with pytest.warns(RuntimeWarning, match="singular interior block"):
         _, its, integ = fast_iterates(make, 1e-3, 3, **EX62)
     assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 3
-    ref = Integrator(make(), 1e-3, SolverSettings(**EX62))
+    ref = Integrator(make(), 1e-3, SolverSettings(linear_solver="mumps", **EX62))
     assert its == [ref.step().newton_its for _ in range(3)]
     assert np.max(np.abs(integ.model.w0.x.array - ref.model.w0.x.array)) <= 1e-12
 
 
 def test_where_the_fast_path_does_not_apply():
-    """MUMPS (the default) keeps the plain SNES solver; a line search other than basic and
-    a chain solver without fast assembly go to SNES."""
-    integ = Integrator(flying_spaghetti(2).model, 0.1)
+    """MUMPS keeps the plain SNES solver; a line search other than basic and a chain solver
+    without fast assembly go to SNES."""
+    integ = Integrator(flying_spaghetti(2).model, 0.1, SolverSettings(linear_solver="mumps"))
     assert type(integ.newton) is NewtonSolver
-    integ = Integrator(flying_spaghetti(4).model, 0.1, SolverSettings(linear_solver="chain"))
+    integ = Integrator(flying_spaghetti(4).model, 0.1)     # "auto", the default: the chain
     integ.step()
     assert integ.newton.active and (integ.newton.fast_solves, integ.newton.snes_solves) == (1, 0)
     integ.newton.solve(linesearch="bt")  # the last retry of a failing step
