@@ -5,7 +5,7 @@
 
 The plan varies ``load_scale`` over ``--points`` values in [0.5, 1.5] (10 elements, steps
 of 0.1 s up to t = 1 s by default); B = 0 is the plain sweep (one model a point: its CSV,
-ParaView series and checkpoint, MUMPS), B > 0 runs B points at a time as one
+ParaView series and checkpoint, the default linear solver), B > 0 runs B points at a time as one
 :class:`fxrod.ensemble.Ensemble` (the chain solver; a per-member CSV). Every form is
 JIT-compiled by a small warm-up sweep of each kind first. Measured: ``sweep_s``, the wall
 time of :func:`fxrod.sweep.run_sweep` (dealing, runs, records, table), its time per point,

@@ -65,6 +65,8 @@ solve).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import scipy.linalg
 
@@ -537,6 +539,14 @@ def _load_lib():
     if _LIB is None:
         _LIB = build_helper("_fxrod_chain", _C_SOURCE, _CDEF, ("-O3",))
     return _LIB
+
+
+def prepare() -> None:
+    """Build (or load) the chain solver's C helper ahead of its use, e.g. while the C
+    compiler builds a model's forms (:func:`fxrod.jit.forms`); a failure is reported where
+    the solver is created (:class:`fxrod.newton.NewtonSolver` then uses MUMPS)."""
+    with contextlib.suppress(Exception):
+        _load_lib()
 
 
 def _chain_order(c2v: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -24,7 +24,7 @@ from dolfinx import mesh as dmesh
 from dolfinx.fem.forms import derivative_block
 from mpi4py import MPI
 
-from fxrod import fastassembly, jit
+from fxrod import chain, fastassembly, jit
 from fxrod.bcs import Support
 from fxrod.diagnostics import Nodes
 from fxrod.errors import ParameterError, check_vector
@@ -79,6 +79,13 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     if not quasistatic and evaluation != "midpoint":
         raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
     return evaluation
+
+
+def _build_helpers() -> None:
+    """fxrod's C helpers of the serial fast paths (fast assembly, chain solver), built while
+    the C compiler builds a model's forms."""
+    fastassembly.prepare()
+    chain.prepare()
 
 
 class RodModel:
@@ -223,10 +230,10 @@ class RodModel:
         # the slave nodes' reference from their masters: the joints hold to the last bit
         self.q_ref.x.array[:] = self.enforce_joints(self.q_ref.x.array)
         # the ledger's forms compiled with the residual and its Jacobian (fxrod.jit), the
-        # fast assembly's C helper built meanwhile
+        # C helpers of the serial fast paths built meanwhile
         self.ledger = EnergyLedger(
             self, compile_with=(self.F, derivative_block(self.F, self.w)),
-            meanwhile=fastassembly.prepare if self.comm.size == 1 else None)
+            meanwhile=_build_helpers if self.comm.size == 1 else None)
         self.nodes = Nodes(self)
         self.set_initial_state()
 
