@@ -16,8 +16,6 @@ or is stopped). SIGINT/SIGTERM stop the run at the end of the current step and r
 
 from __future__ import annotations
 
-import signal
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +27,7 @@ from fxrod.errors import ParameterError
 from fxrod.integrators import Integrator
 from fxrod.io import CSVWriter
 from fxrod.kinematics import split_q
-from fxrod.simulation import Interrupted, Progress
+from fxrod.simulation import Interrupted, Progress, caught_signals
 
 #: The columns of a member's CSV and their units.
 COLUMNS: dict[str, str] = {"t": "s", "H": "J",
@@ -111,30 +109,21 @@ class EnsembleRun:
         ConvergenceError
             A step of the joint Newton solve failed (rows and CSVs up to the last step).
         """
-        stop = {"signal": 0}
-
-        def handler(signum, frame):
-            stop["signal"] = signum
-
-        old = {}
-        if threading.current_thread() is threading.main_thread():
-            old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
         progress = Progress(t_end, self.ensemble.model.comm, quiet=self.quiet)
+        with caught_signals() as stop:
 
-        def step_done(integ, res) -> None:
-            self._record(res.newton_its)
-            progress.update(integ.t, res.h, res.newton_its)
-            if stop["signal"]:
-                raise Interrupted(stop["signal"], integ.t)
+            def step_done(integ, res) -> None:
+                self._record(res.newton_its)
+                progress.update(integ.t, res.h, res.newton_its)
+                if stop["signal"]:
+                    raise Interrupted(stop["signal"], integ.t)
 
-        try:
-            self._record(0)
-            self.integ.advance_to(t_end, step_done)
-        finally:
-            progress.close()
-            for s, h in old.items():
-                signal.signal(s, h)
-            self._write()
+            try:
+                self._record(0)
+                self.integ.advance_to(t_end, step_done)
+            finally:
+                progress.close()
+                self._write()
 
     def _write(self) -> None:
         if self.ensemble.model.comm.rank != 0:

@@ -10,11 +10,12 @@ written; a checkpoint that cannot be restarted raises :class:`fxrod.errors.Check
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,27 @@ from fxrod.probes import default_probes
 INTERNAL_FORCE_COLUMNS = ("t", "s", "element", "N_1", "N_2", "N_3", "M_1", "M_2", "M_3",
                           "n_1", "n_2", "n_3", "m_1", "m_2", "m_3")
 
+
+
+@contextlib.contextmanager
+def caught_signals() -> Iterator[dict[str, int]]:
+    """SIGINT and SIGTERM noted instead of acted on inside the block (main thread only:
+    elsewhere nothing is installed): the yielded dict's ``"signal"`` is the number of the
+    last one (0: none yet), for the caller to stop at a step boundary. The previous
+    handlers are restored after the block."""
+    stop = {"signal": 0}
+
+    def handler(signum, frame):
+        stop["signal"] = signum
+
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 class Interrupted(RuntimeError):
     """The run was stopped by a signal at the end of a completed step."""
@@ -375,15 +397,12 @@ class Simulation:
         is raised. A step that fails writes a checkpoint of the last good state first.
         """
         progress = Progress(t_end, self.comm, quiet=self.quiet)
-        stop = {"signal": None}
+        with caught_signals() as stop:
+            self._run_steps(t_end, progress, stop)
+        return self.rows
 
-        def handler(signum, frame):
-            stop["signal"] = signum
-
-        old = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                old[sig] = signal.signal(sig, handler)
+    def _run_steps(self, t_end: float, progress: Progress, stop: dict[str, int]) -> None:
+        """:meth:`run`'s steps; ``stop["signal"]``: a signal caught meanwhile (0: none)."""
         try:
             if not self.rows or self._row_missing:
                 self._row_missing = False
@@ -393,7 +412,7 @@ class Simulation:
             def cb(integ, res):
                 self._record(res)
                 progress.update(integ.t, res.h, res.newton_its)
-                flag = self._check_io(stop["signal"] or 0)
+                flag = self._check_io(stop["signal"])
                 if self.checkpoint_every and integ.step_count % self.checkpoint_every == 0:
                     self.write_checkpoint()
                 if flag:
@@ -413,10 +432,7 @@ class Simulation:
             self.close()  # what was written stays readable
             raise
         finally:
-            for sig, h in old.items():
-                signal.signal(sig, h)
             progress.close()
-        return self.rows
 
     def close(self) -> None:
         """Close the CSV (rows are flushed as written; ``run`` may be called again

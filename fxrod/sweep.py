@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -55,7 +54,7 @@ from mpi4py import MPI
 from fxrod.cases import Case
 from fxrod.errors import ParameterError, check_int_min
 from fxrod.io import CSVWriter, prepare_output_dir
-from fxrod.simulation import Interrupted
+from fxrod.simulation import Interrupted, caught_signals
 from fxrod.sweep_plan import Plan, ensemble_split, find_case
 
 #: Points that a resumed sweep does not run again.
@@ -396,39 +395,30 @@ def run_sweep(plan: Plan, out, *, comm=None, ranks_per_case: int = 1, resume: bo
     group = world.Split(color=gid, key=world.rank)
     ranks = (gid * ranks_per_case, (gid + 1) * ranks_per_case - 1)
     dealer = Dealer(world, work, n_groups)
-    stop = {"signal": 0}
-
-    def handler(signum, frame):
-        stop["signal"] = signum
-
-    old = {}
-    if threading.current_thread() is threading.main_thread():
-        old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while True:
-            sig = group.allreduce(stop["signal"], op=MPI.MAX) if group.size > 1 \
-                else stop["signal"]
-            item = dealer.ask(bool(sig)) if group.rank == 0 else None
-            item = group.bcast(item, root=0) if group.size > 1 else item
-            if item is None:
-                break
-            recs = (run_batch(case, plan, item, out, group, gid, ranks, common, members,
-                              checkpoint_every=checkpoint_every, pictures=pictures)
-                    if ensemble else
-                    [run_point(case, plan, item, out, group, gid, ranks, resume=resume,
-                               checkpoint_every=checkpoint_every, pictures=pictures)])
-            for rec in recs:
-                stop["signal"] = stop["signal"] or rec["signal"]
-                if group.rank == 0 and not quiet:
-                    print(f"sweep {case.name}: point {rec['index']} {rec['status']} in "
-                          f"{rec['wall_time']:.2f} s on ranks {ranks[0]}-{ranks[1]}"
-                          + (f" (batch of {len(item)})" if ensemble else "")
-                          + (f": {rec['reason']}" if rec["reason"] else ""), flush=True)
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        dealer.close()
-        group.Free()
+    with caught_signals() as stop:
+        try:
+            while True:
+                sig = group.allreduce(stop["signal"], op=MPI.MAX) if group.size > 1 \
+                    else stop["signal"]
+                item = dealer.ask(bool(sig)) if group.rank == 0 else None
+                item = group.bcast(item, root=0) if group.size > 1 else item
+                if item is None:
+                    break
+                recs = (run_batch(case, plan, item, out, group, gid, ranks, common, members,
+                                  checkpoint_every=checkpoint_every, pictures=pictures)
+                        if ensemble else
+                        [run_point(case, plan, item, out, group, gid, ranks, resume=resume,
+                                   checkpoint_every=checkpoint_every, pictures=pictures)])
+                for rec in recs:
+                    stop["signal"] = stop["signal"] or rec["signal"]
+                    if group.rank == 0 and not quiet:
+                        print(f"sweep {case.name}: point {rec['index']} {rec['status']} in "
+                              f"{rec['wall_time']:.2f} s on ranks {ranks[0]}-{ranks[1]}"
+                              + (f" (batch of {len(item)})" if ensemble else "")
+                              + (f": {rec['reason']}" if rec["reason"] else ""), flush=True)
+        finally:
+            dealer.close()
+            group.Free()
     result = SweepResult(signal=world.allreduce(stop["signal"], op=MPI.MAX))
     if world.rank == 0:
         result.rows, result.table = write_table(plan, out)
