@@ -7,12 +7,14 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
 
 1. Ex. 6.2 cantilever (Kinon, Eugster & Betsch 2026), aluminium Kirchhoff rod hit by the
    smooth 50 ms tip impulse, to t = 0.3 s. fxrod: n_e 8, h 1e-3 s (the case
-   ``cantilever-vibration``), with its default linear solver (the chain solver's
-   saddle-point variant) and with MUMPS. PyElastica (Cosserat rod, position Verlet) with 100 and 400
-   elements at its stable step: the largest step tried that stays finite, 6e-7 s (100
-   elements; 7e-7 s blows up within 10 ms) and 3e-7 s (400; 4e-7 s blows up). Error: the
-   largest distance [m] between the tip and the authors' tip data over the 301 data times
-   (every 1 ms).
+   ``cantilever-vibration``) with fxrod's default solver settings (modified Newton, one
+   Jacobian per step; the chain solver's saddle-point variant), and with the case's full
+   Newton (which keeps the nodal constraints at round-off instead of ~atol; the same tip to
+   1e-12 m), with the chain solver and with MUMPS. PyElastica (Cosserat rod, position
+   Verlet) with 100 and 400 elements at its stable step: the largest step tried that stays
+   finite, 6e-7 s (100 elements; 7e-7 s blows up within 10 ms) and 3e-7 s (400; 4e-7 s blows
+   up). Error: the largest distance [m] between the tip and the authors' tip data over the
+   301 data times (every 1 ms).
 2. ANCF companion, the blog's steel cantilever (1 m, 0.02 x 0.02 m, E 2.07e11 Pa) released
    at rest under gravity, 300 steps to 0.3 s with 10 and 40 elements. fxrod: the
    energy-consistent midpoint step (:class:`fxrod.ancf.EnergyConsistentStepper`) on its
@@ -45,6 +47,7 @@ import numpy as np
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.data import reference_path
+from fxrod.settings import SolverSettings
 
 #: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
 #: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
@@ -67,14 +70,16 @@ def max_distance(a: np.ndarray, b: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------- Ex. 6.2 cantilever
-def fxrod_cantilever(t_end: float, linear_solver: str = "auto") -> tuple[float, np.ndarray]:
+def fxrod_cantilever(t_end: float, linear_solver: str = "auto",
+                     jacobian_lag: int | None = None) -> tuple[float, np.ndarray]:
     """fxrod, n_e 8, h 1e-3 (``linear_solver``: the default, i.e. the chain solver's
-    saddle-point variant, or ``"mumps"``): (wall time of the steps [s], tip every 1 ms
-    [m])."""
+    saddle-point variant, or ``"mumps"``; ``jacobian_lag``: the case's full Newton when
+    None): (wall time of the steps [s], tip every 1 ms [m])."""
     from fxrod.examples import cantilever_vibration
 
     prob = cantilever_vibration(8, h=1e-3, t_end=t_end)
-    integ = prob.integrator(linear_solver=linear_solver)
+    lag = {} if jacobian_lag is None else {"jacobian_lag": jacobian_lag}
+    integ = prob.integrator(linear_solver=linear_solver, **lag)
     nodes = prob.model.nodes
     n = round(t_end / 1e-3)
     tips = [nodes.tip()]
@@ -257,9 +262,13 @@ def _cantilever(out: dict, a, runs: int, t_end: float) -> None:
     """The Ex. 6.2 cantilever rows of ``out``."""
     t_data, tip_data = cantilever_data(t_end)
     fxrod_cantilever(0.002)  # compile the forms before timing
-    out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3", lambda: fxrod_cantilever(t_end),
-                                      runs, tip_data))
-    out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3, MUMPS",
+    lag = SolverSettings().jacobian_lag
+    out["cantilever"].append(_measure(
+        "fxrod n_e 8, h 1e-3", lambda: fxrod_cantilever(t_end, jacobian_lag=lag),
+        runs, tip_data))
+    out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3, full Newton",
+                                      lambda: fxrod_cantilever(t_end), runs, tip_data))
+    out["cantilever"].append(_measure("fxrod n_e 8, h 1e-3, full Newton, MUMPS",
                                       lambda: fxrod_cantilever(t_end, "mumps"), runs, tip_data))
     if a.skip_peers:
         out["skipped"].append("PyElastica and Exudyn (--skip-peers)")

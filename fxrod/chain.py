@@ -669,9 +669,24 @@ class ChainSolver:
         # the vertex system before its factorisation, for the check (:meth:`vertex_error`)
         self.S_D = np.zeros_like(self.D)
         self.S_U = np.zeros_like(self.U)
+        self._bc_at = np.nonzero(self.bc_vertex)   # (vertex, slot) of the unit diagonals
         p = self._p
         self._ptrs = (p(self.D, "double*"), p(self.L, "double*"), p(self.U, "double*"),
                       p(self.piv, "int*"), p(self.rB, "double*"))
+        D, L, U, piv, _ = self._ptrs
+        self._solve_args = (
+            n_cells, m, ni, nv, p(self.lpos, "int32_t*"), p(self.LUI, "double*"),
+            p(self.pivI, "int*"), p(self.X, "double*"), p(self.ABI, "double*"),
+            p(self.act, "int8_t*"), D, piv, L, U, p(self.interior_dofs, "int64_t*"),
+            p(self.vertex_dofs, "int64_t*"))
+        self._yI_ptr = p(self.yI, "double*")
+        self._rB0_ptr = p(self.rB0, "double*")
+        self._probe_x_ptr = p(self._probe_x, "double*")
+        self._err = np.zeros(2)
+        self._residual_args = (m, nv, p(self.S_D, "double*"), L, p(self.S_U, "double*"))
+        self._err_ptr = p(self._err, "double*")
+        #: the pointers of the arrays last passed to :meth:`solve` (by identity)
+        self._io: tuple = (None, None, None, None)
         self.factored = False
 
     def _retain(self, E: np.ndarray) -> bool:
@@ -863,10 +878,8 @@ class ChainSolver:
         np.copyto(self.rB0, self._probe)
         np.copyto(self._probe_x, self._probe)
         D, L, U, piv, _ = self._ptrs
-        p = self._p
-        self.lib.lib.fxrod_btri_solve(self.m, self.nv, D, piv, L, U,
-                                      p(self._probe_x, "double*"))
-        return self._btri_error(self._probe_x)
+        self.lib.lib.fxrod_btri_solve(self.m, self.nv, D, piv, L, U, self._probe_x_ptr)
+        return self._btri_error(self._probe_x, self._probe_x_ptr)
 
     def factor(self, elem: np.ndarray) -> None:
         """Factor the matrix assembled from the element matrices ``elem`` (n_cells, nd,
@@ -907,22 +920,13 @@ class ChainSolver:
         if rc != 0:
             raise RuntimeError(f"chain solver: element {-1 - rc} has a (numerically) singular "
                                "interior block (zero-compliance stresses?)")
-        k, i = np.nonzero(self.bc_vertex)
+        k, i = self._bc_at
         self.D[k, i, i] = 1.0
         np.copyto(self.S_D, self.D)
         np.copyto(self.S_U, self.U)
         rc = self.lib.lib.fxrod_btri_factor(self.m, self.nv, *self._ptrs[:4])
         if rc != 0 or not np.isfinite(self.D.sum()):  # a sum: no temporary array
             raise RuntimeError(f"chain solver: singular vertex pivot block {-1 - rc}")
-        p = self._p
-        D, L, U, piv, _ = self._ptrs
-        self._solve_args = (
-            self.perm.shape[0], self.m, self.ni, self.nv, p(self.lpos, "int32_t*"),
-            p(self.LUI, "double*"), p(self.pivI, "int*"),
-            p(self.X, "double*"), p(self.ABI, "double*"), p(self.act, "int8_t*"), D, piv, L, U,
-            p(self.interior_dofs, "int64_t*"), p(self.vertex_dofs, "int64_t*"))
-        self._yI_ptr = p(self.yI, "double*")
-        self._rB0_ptr = p(self.rB0, "double*")
         self.factored = True
 
     def vertex_error(self, x: np.ndarray) -> float:
@@ -933,16 +937,15 @@ class ChainSolver:
         growth bound (``MAX_GROWTH``). Reads ~3 blocks of 18 x 18 per vertex instead of
         every element matrix."""
         vd = self.vertex_dofs
-        return self._btri_error(np.ascontiguousarray(np.where(vd >= 0, x[vd], 0.0)))
+        xB = np.ascontiguousarray(np.where(vd >= 0, x[vd], 0.0))
+        return self._btri_error(xB, self._p(xB, "double*"))
 
-    def _btri_error(self, xB: np.ndarray) -> float:
-        """Backward error of ``xB`` (m, nv) in the vertex system with right-hand side
-        :attr:`rB0`."""
-        err = np.zeros(2)
-        p = self._p
-        self.lib.lib.fxrod_btri_residual(self.m, self.nv, p(self.S_D, "double*"),
-                                         self._ptrs[1], p(self.S_U, "double*"),
-                                         p(xB, "double*"), self._rB0_ptr, p(err, "double*"))
+    def _btri_error(self, xB: np.ndarray, xB_ptr) -> float:
+        """Backward error of ``xB`` (m, nv; ``xB_ptr`` its pointer) in the vertex system
+        with right-hand side :attr:`rB0`."""
+        err = self._err
+        self.lib.lib.fxrod_btri_residual(*self._residual_args, xB_ptr, self._rB0_ptr,
+                                         self._err_ptr)
         scale = err[1] * np.max(np.abs(xB)) + np.max(np.abs(self.rB0))
         return float(err[0] / scale)
 
@@ -966,9 +969,12 @@ class ChainSolver:
     def solve(self, b: np.ndarray, out: np.ndarray) -> None:
         """``out = A^-1 b`` (contiguous float64 arrays, global dof numbering) with the
         factors of :meth:`factor`."""
-        p = self._p
-        self.lib.lib.fxrod_chain_solve(*self._solve_args, p(b, "double*"), p(out, "double*"),
-                                       self._yI_ptr, self._ptrs[4], self._rB0_ptr)
+        b_in, b_ptr, out_in, out_ptr = self._io
+        if b is not b_in or out is not out_in:   # new arrays: cast once, keep them alive
+            b_ptr, out_ptr = self._p(b, "double*"), self._p(out, "double*")
+            self._io = (b, b_ptr, out, out_ptr)
+        self.lib.lib.fxrod_chain_solve(*self._solve_args, b_ptr, out_ptr, self._yI_ptr,
+                                       self._ptrs[4], self._rB0_ptr)
 
 
 class ChainPC:

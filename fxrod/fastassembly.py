@@ -119,6 +119,50 @@ void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells
             b[cd[i]] += be[i];
     }
 }
+
+/* The element scalars of n_ent entities added into *total by the kernels themselves, in
+   entity order (as DOLFINx's assemble_scalar: the same additions in the same order). */
+void fxrod_add_element_scalars(uintptr_t kernel, int n_ent, const int32_t* cells,
+    const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
+    const double* x, const int32_t* gdofs, int ngd, double* coords, double* total)
+{
+    fxrod_kernel_t k = (fxrod_kernel_t)kernel;
+    for (int e = 0; e < n_ent; ++e) {
+        gather_coords(coords, x, gdofs, cells[e], ngd);
+        k(total, coeffs + (size_t)e * cstride, consts, coords,
+          local_index ? local_index + e : NULL, NULL, NULL);
+    }
+}
+
+/* dst[dpos[i]] = src[spos[i]], i < n. */
+void fxrod_gather(int64_t n, const int64_t* dpos, const int64_t* spos, const double* src,
+                  double* dst)
+{
+    for (int64_t i = 0; i < n; ++i)
+        dst[dpos[i]] = src[spos[i]];
+}
+
+/* The sum of the squares of v (one thread, in order). */
+double fxrod_sumsq(int64_t n, const double* v)
+{
+    double s = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+        s += v[i] * v[i];
+    return s;
+}
+
+/* x -= y; out = (|y|^2, |x|^2) of the updated x (one pass). */
+void fxrod_update(int64_t n, double* x, const double* y, double* out)
+{
+    double sy = 0.0, sx = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        sy += y[i] * y[i];
+        x[i] -= y[i];
+        sx += x[i] * x[i];
+    }
+    out[0] = sy;
+    out[1] = sx;
+}
 """
 
 _CDEF = """
@@ -133,6 +177,13 @@ void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
     double* b, double* be, double* coords);
+void fxrod_add_element_scalars(uintptr_t kernel, int n_ent, const int32_t* cells,
+    const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
+    const double* x, const int32_t* gdofs, int ngd, double* coords, double* total);
+void fxrod_gather(int64_t n, const int64_t* dpos, const int64_t* spos, const double* src,
+                  double* dst);
+double fxrod_sumsq(int64_t n, const double* v);
+void fxrod_update(int64_t n, double* x, const double* y, double* out);
 """
 
 _LIB = None
@@ -204,9 +255,12 @@ class FormKernels:
     ----------
     form : dolfinx.fem.Form
         Compiled form with only cell and exterior-facet integrals.
+    cells : numpy.ndarray, optional
+        Only the integration entities of these cells (all by default); the integrals in
+        DOLFINx's order (cells, then exterior facets).
     """
 
-    def __init__(self, form) -> None:
+    def __init__(self, form, cells: np.ndarray | None = None) -> None:
         from dolfinx import fem
 
         self._fem = fem
@@ -222,8 +276,9 @@ class FormKernels:
         offsets = [ufcx.form_integral_offsets[i] for i in range(4)]
         reference = fem.pack_coefficients(form)
         self.integrals = []
-        for t in form.integral_types:
-            code = {"cell": 0, "exterior_facet": 1}.get(t.name)
+        codes = {"cell": 0, "exterior_facet": 1}
+        for t in sorted(form.integral_types, key=lambda t: codes.get(t.name, -1)):
+            code = codes.get(t.name)
             if code is None:
                 raise RuntimeError(f"integral type {t.name} not supported")
             for i in range(cpp.num_integrals(t, 0)):
@@ -231,21 +286,26 @@ class FormKernels:
                 kptr = int(mod_ffi.cast("uintptr_t", integral.tabulate_tensor_float64))
                 dom = np.asarray(cpp.domains(t, i), dtype=np.int32)
                 if t.name == "cell":
-                    cells, local = np.ascontiguousarray(dom), None
+                    dom = dom.reshape(-1, 1)
                 else:
                     dom = dom.reshape(-1, 2)
-                    cells = np.ascontiguousarray(dom[:, 0])
-                    local = np.ascontiguousarray(dom[:, 1])
+                keep = (np.ones(dom.shape[0], dtype=bool) if cells is None
+                        else np.isin(dom[:, 0], cells))
+                if not keep.any():
+                    continue   # no entity here: nothing to add
+                dom = dom[keep]
+                ent_cells = np.ascontiguousarray(dom[:, 0])
+                local = None if t.name == "cell" else np.ascontiguousarray(dom[:, 1])
                 enabled = [bool(integral.enabled_coefficients[k])
                            for k in range(len(self.coefficients))]
-                index = self._gather_index(cells, enabled)
+                index = self._gather_index(ent_cells, enabled)
                 ref = np.asarray(reference[(t, i)])
                 if index.shape[1] != (ref.shape[1] if ref.ndim == 2 else 0):
                     raise RuntimeError("coefficient layout differs from DOLFINx's")
                 buf = np.zeros(index.shape if index.size else (1,))
-                self.integrals.append({"key": (t, i), "kernel": kptr, "cells": cells,
+                self.integrals.append({"key": (t, i), "kernel": kptr, "cells": ent_cells,
                                        "local": local, "index": index, "coeffs": buf,
-                                       "stride": index.shape[1]})
+                                       "stride": index.shape[1], "keep": keep})
         self._check_gather()
         self.consts = np.zeros(max(1, np.asarray(fem.pack_constants(form)).size))
         for it in self.integrals:
@@ -281,6 +341,7 @@ class FormKernels:
             ref = self._fem.pack_coefficients(self.form)
             for it in self.integrals:
                 r = np.asarray(ref[it["key"]])
+                r = r[it["keep"]] if r.ndim == 2 else r
                 mine = np.where(it["index"] == self._bounds[-1], 0.0, it["index"])
                 if it["index"].size and not np.array_equal(r, mine):
                     raise RuntimeError("coefficient packing differs from DOLFINx's")
@@ -301,6 +362,35 @@ class FormKernels:
         for it in self.integrals:
             if it["index"].size:
                 np.take(allv, it["index"], out=it["coeffs"])
+
+    def track(self, u) -> None:
+        """Prepare :meth:`pack_unknown` for the coefficient ``u`` (a function of the form,
+        e.g. the Newton unknown): the positions of its values in every integral's buffer."""
+        ua = u.x.array
+        k = next((k for k, c in enumerate(self.coefficients)
+                  if c.x.array.ctypes.data == ua.ctypes.data), None)
+        if k is None:
+            raise ValueError("track: the function is not a coefficient of the form")
+        lo, hi = self._bounds[k], self._bounds[k + 1]
+        self._tracked = ua
+        self._gathers = []
+        for it in self.integrals:
+            flat = it["index"].ravel()
+            dpos = np.ascontiguousarray(np.flatnonzero((flat >= lo) & (flat < hi)),
+                                        dtype=np.int64)
+            spos = np.ascontiguousarray(flat[dpos] - lo, dtype=np.int64)
+            if dpos.size:
+                self._gathers.append((dpos, spos, dpos.size, self.ptr(dpos, "int64_t*"),
+                                      self.ptr(spos, "int64_t*"), it["ptrs"][2]))
+        self._tracked_ptr = self.ptr(ua, "double*")
+
+    def pack_unknown(self) -> None:
+        """Gather only the current values of the function of :meth:`track` (the other
+        coefficients as the last :meth:`pack_coefficients` packed them: within one Newton
+        solve only the unknown changes)."""
+        gather, src = _load_lib().lib.fxrod_gather, self._tracked_ptr
+        for _, _, n, dpos, spos, dst in self._gathers:
+            gather(n, dpos, spos, src, dst)
 
 
 class FastJacobian:
@@ -498,6 +588,9 @@ class FastResidual:
         n = u.x.array.size
         bc_dofs = [np.asarray(bc.dof_indices()[0], dtype=np.int64) for bc in bcs]
         self.bc_dofs = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, int)
+        #: the values of ``u`` (its array; :meth:`assemble` of it copies nothing)
+        self.values = u.x.array
+        k.track(u)
         self.b = np.zeros(n)
         self.g = np.zeros(n)
         self.be = np.zeros(self.dofs.shape[1])
@@ -519,13 +612,19 @@ class FastResidual:
             bc.set(g)  # g[bc dofs] = boundary values
         return bool(np.array_equal(g[self.bc_dofs], x[self.bc_dofs]))
 
-    def assemble(self, x: np.ndarray) -> np.ndarray:
-        """Residual at ``x`` (copied into ``u``) in :attr:`b`: element vectors, then
-        ``b[bc] = x[bc] - g`` (the caller has checked :meth:`boundary_values_held`; the
-        constants are those of the last ``kernels.pack_constants()``)."""
-        self.u.x.array[:] = x
+    def assemble(self, x: np.ndarray, unknown_only: bool = False) -> np.ndarray:
+        """Residual at ``x`` (copied into ``u`` unless it is :attr:`values`) in :attr:`b`:
+        element vectors, then ``b[bc] = x[bc] - g`` (the caller has checked
+        :meth:`boundary_values_held`; the constants are those of the last
+        ``kernels.pack_constants()``). ``unknown_only``: the other coefficients have not
+        changed since the last full packing (``kernels.pack_unknown()``)."""
+        if x is not self.values:
+            self.values[:] = x
         k = self.kernels
-        k.pack_coefficients()
+        if unknown_only:
+            k.pack_unknown()
+        else:
+            k.pack_coefficients()
         self.b[:] = 0.0
         add = self.lib.lib.fxrod_add_element_vectors
         for it in k.integrals:
@@ -544,3 +643,102 @@ class FastResidual:
             self.fallback(snes, x, b)
             return
         b.setArray(self.assemble(xa))
+
+
+class FastScalar:
+    """Assemble a scalar form (cell and exterior-facet integrals) through its FFCx kernels
+    from a small C loop, as DOLFINx's ``assemble_scalar`` does (each integral summed over
+    its entities in order, the integrals added in the form's order), without its per-call
+    packing (serial runs; the energy ledger's entries).
+
+    Parameters
+    ----------
+    form : dolfinx.fem.Form
+        Compiled functional.
+
+    Raises
+    ------
+    RuntimeError
+        An integral type other than cell / exterior facet, or a coefficient layout
+        :class:`FormKernels` does not reproduce.
+    """
+
+    def __init__(self, form) -> None:
+        self.lib = _load_lib()
+        self.kernels = k = FormKernels(form)
+        msh = form.mesh
+        self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
+        self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
+        self.coords = np.zeros(3 * self.gdofs.shape[1])
+        self.total = np.zeros(1)
+        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
+                        self.gdofs.shape[1], k.ptr(self.coords, "double*"),
+                        k.ptr(self.total, "double*"))
+
+    def value(self) -> float:
+        """The form's value at the current coefficients and constants."""
+        k = self.kernels
+        k.pack_constants()
+        k.pack_coefficients()
+        add, value = self.lib.lib.fxrod_add_element_scalars, 0.0
+        for it in k.integrals:
+            cells, local, coeffs = it["ptrs"]
+            self.total[0] = 0.0
+            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
+                k.consts_ptr, *self._static)
+            value += self.total[0]
+        return float(value)
+
+
+class FastVector:
+    """Assemble a linear form through its FFCx kernels from a small C loop, without
+    Dirichlet conditions, optionally only on some cells: the rows those cells hold get
+    exactly DOLFINx's ``assemble_vector`` values (the same contributions added in the same
+    order) when every cell that holds them is among ``cells`` (serial runs; the supports'
+    rows for their reactions).
+
+    Parameters
+    ----------
+    form : dolfinx.fem.Form
+        Compiled linear form (cell and exterior-facet integrals).
+    V : dolfinx.fem.FunctionSpace
+        Its test space (block size 1).
+    cells : numpy.ndarray, optional
+        The cells to assemble (all by default).
+
+    Raises
+    ------
+    RuntimeError
+        As :class:`FormKernels`.
+    """
+
+    def __init__(self, form, V, cells: np.ndarray | None = None) -> None:
+        self.lib = _load_lib()
+        self.kernels = k = FormKernels(form, cells)
+        if V.dofmap.bs != 1 or V.element.needs_dof_transformations:
+            raise RuntimeError("fast vector assembly: blocked dofmap or dof transformations")
+        msh = V.mesh
+        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
+        self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
+        self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
+        #: the assembled vector (global dof numbering; zero outside the cells' rows)
+        self.b = np.zeros(V.dofmap.index_map.size_local)
+        self.be = np.zeros(self.dofs.shape[1])
+        self.coords = np.zeros(3 * self.gdofs.shape[1])
+        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
+                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.dofs.shape[1],
+                        k.ptr(self.b, "double*"), k.ptr(self.be, "double*"),
+                        k.ptr(self.coords, "double*"))
+
+    def assemble(self) -> np.ndarray:
+        """:attr:`b` at the current coefficients and constants."""
+        k = self.kernels
+        k.pack_constants()
+        k.pack_coefficients()
+        self.b[:] = 0.0
+        add = self.lib.lib.fxrod_add_element_vectors
+        for it in k.integrals:
+            cells, local, coeffs = it["ptrs"]
+            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
+                k.consts_ptr, *self._static)
+        return self.b

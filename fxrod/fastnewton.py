@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from fxrod import fastassembly
 from fxrod.chain import MAX_BACKWARD_ERROR
 from fxrod.newton import NewtonSolver
 from fxrod.settings import SolverSettings
@@ -49,12 +50,6 @@ DIVTOL = 1.0e4
 #: SNES reason codes (PETSc's values).
 CONVERGED_FNORM_ABS, CONVERGED_FNORM_RELATIVE, CONVERGED_SNORM_RELATIVE = 2, 3, 4
 DIVERGED_FUNCTION_NANORINF, DIVERGED_MAX_IT, DIVERGED_DTOL = -4, -5, -9
-
-
-def _norm(v: np.ndarray) -> float:
-    """Euclidean norm in one thread (``np.linalg.norm`` calls a threaded BLAS ``dot``,
-    whose idle threads spin on a shared machine)."""
-    return math.sqrt(float(np.einsum("i,i->", v, v)))
 
 
 class FastNewtonSolver(NewtonSolver):
@@ -74,6 +69,8 @@ class FastNewtonSolver(NewtonSolver):
         #: fast solves run (``solve`` without SNES), and solves handed to SNES
         self.fast_solves = 0
         self.snes_solves = 0
+        #: group of every unknown for :meth:`converge_per_group` (None: the whole vector)
+        self.groups: np.ndarray | None = None
         if not self._chain_in_use() or self.fast_residual is None:
             return
         self._solver = self.chain.chain
@@ -81,6 +78,34 @@ class FastNewtonSolver(NewtonSolver):
         self._y = np.zeros(n)
         self._probe = np.random.default_rng(22).standard_normal(n)
         self._probe_out = np.zeros(n)
+        # the norms and the update in one thread, from C (np.linalg.norm calls a threaded
+        # BLAS dot whose idle threads spin on a shared machine; and the Python calls cost
+        # more than the arithmetic on a small rod)
+        lib = fastassembly._load_lib()
+        ffi, x, b = lib.ffi, self.fast_residual.values, self.fast_residual.b
+        self._sumsq, self._update = lib.lib.fxrod_sumsq, lib.lib.fxrod_update
+        self._sq = np.zeros(2)
+        self._c = (n, ffi.cast("double*", x.ctypes.data), ffi.cast("double*", b.ctypes.data),
+                   ffi.cast("double*", self._y.ctypes.data),
+                   ffi.cast("double*", self._sq.ctypes.data))
+
+    def converge_per_group(self, groups: np.ndarray) -> None:
+        """Judge convergence group by group: ``groups[i]`` is the group (e.g. the ensemble
+        member) of unknown ``i``, groups that share no equation. Each group passes SNES's
+        tests (``atol``, ``rtol``, ``stol``, divergence) on its own rows, as it would in a
+        solve of its own, and the solve ends when every group has passed at some iteration
+        (later iterations only refine it). The test on the whole vector would instead ask
+        each of N groups for about ``atol / sqrt(N)``. Solves handed to SNES keep the whole
+        vector's (stricter) tests."""
+        g = np.ascontiguousarray(groups, dtype=np.intp)
+        if g.shape != self._y.shape or g.min() < 0:
+            raise ValueError("converge_per_group: one group index >= 0 per unknown")
+        self.groups = g
+        self._n_groups = int(g.max()) + 1
+
+    def _group_norms(self, v: np.ndarray) -> np.ndarray:
+        """Euclidean norm of ``v`` over each group's rows."""
+        return np.sqrt(np.bincount(self.groups, weights=v * v, minlength=self._n_groups))
 
     def _chain_in_use(self) -> bool:
         """Whether the chain solver (not MUMPS) solves this solver's linear systems."""
@@ -98,13 +123,14 @@ class FastNewtonSolver(NewtonSolver):
         ``lag`` and ``linesearch`` override the settings for this solve only.
         """
         s = self.settings
-        x = self.w.x.array
+        x = self.fast_residual.values if self.active else self.w.x.array
         if (not self.active or (linesearch or s.linesearch) != "basic"
                 or self.snes.getMonitor() or not self.fast_residual.boundary_values_held(x)):
             self.snes_solves += 1
             return super().solve(lag=lag, linesearch=linesearch)
         x0 = x.copy()
-        out = self._newton(x, s.jacobian_lag if lag is None else lag)
+        newton = self._newton if self.groups is None else self._newton_groups
+        out = newton(x, s.jacobian_lag if lag is None else lag)
         if out is None:  # the chain solver rejected a factorisation: SNES from x0
             x[:] = x0
             self.snes_solves += 1
@@ -128,14 +154,17 @@ class FastNewtonSolver(NewtonSolver):
         return bool(np.isfinite(err) and err <= MAX_BACKWARD_ERROR)
 
     def _newton(self, x: np.ndarray, lag: int) -> tuple[int, int] | None:
-        """SNES newtonls (basic line search, Jacobian lag ``lag``) on ``x`` in place;
+        """SNES newtonls (basic line search, Jacobian lag ``lag``) on ``x`` (the unknown's
+        values, :attr:`fxrod.fastassembly.FastResidual.values`) in place;
         ``(reason, iterations)`` or None when a factorisation is rejected."""
         s = self.settings
         fr, y, solver = self.fast_residual, self._y, self._solver
+        n, _, b_ptr, y_ptr, sq_ptr = self._c
+        sumsq, update, sq = self._sumsq, self._update, self._sq
         fr.kernels.pack_constants()
         self.fast_jacobian.kernels.pack_constants()
         b = fr.assemble(x)
-        fnorm = _norm(b)
+        fnorm = math.sqrt(sumsq(n, b_ptr))
         if not math.isfinite(fnorm):
             return DIVERGED_FUNCTION_NANORINF, 0
         if fnorm < s.atol:
@@ -145,11 +174,10 @@ class FastNewtonSolver(NewtonSolver):
             if i % lag == 0 and not self._factor():
                 return None
             solver.solve(b, y)
-            ynorm = _norm(y)
-            x -= y
-            xnorm = _norm(x)
-            b = fr.assemble(x)
-            fnorm = _norm(b)
+            update(n, self._c[1], y_ptr, sq_ptr)          # x -= y and both norms
+            ynorm, xnorm = math.sqrt(sq[0]), math.sqrt(sq[1])
+            b = fr.assemble(x, unknown_only=True)
+            fnorm = math.sqrt(sumsq(n, b_ptr))
             its = i + 1
             if not math.isfinite(fnorm):
                 return DIVERGED_FUNCTION_NANORINF, its
@@ -161,4 +189,41 @@ class FastNewtonSolver(NewtonSolver):
                 return CONVERGED_SNORM_RELATIVE, its
             if fnorm > DIVTOL * fnorm0:
                 return DIVERGED_DTOL, its
+        return DIVERGED_MAX_IT, s.max_it
+
+    def _newton_groups(self, x: np.ndarray, lag: int) -> tuple[int, int] | None:
+        """:meth:`_newton` with the tests of :meth:`converge_per_group`; the reason is the
+        largest of the groups' SNES reasons (any group's failure fails the solve)."""
+        s = self.settings
+        fr, y, solver = self.fast_residual, self._y, self._solver
+        n, x_ptr, _, y_ptr, sq_ptr = self._c
+        fr.kernels.pack_constants()
+        self.fast_jacobian.kernels.pack_constants()
+        f = self._group_norms(fr.assemble(x))
+        if not np.all(np.isfinite(f)):
+            return DIVERGED_FUNCTION_NANORINF, 0
+        why = np.where(f < s.atol, CONVERGED_FNORM_ABS, 0)
+        if why.all():
+            return CONVERGED_FNORM_ABS, 0
+        ttol, dtol = s.rtol * f, DIVTOL * f
+        for i in range(s.max_it):
+            if i % lag == 0 and not self._factor():
+                return None
+            solver.solve(fr.b, y)
+            self._update(n, x_ptr, y_ptr, sq_ptr)          # x -= y
+            f = self._group_norms(fr.assemble(x, unknown_only=True))
+            its = i + 1
+            if not np.all(np.isfinite(f)):
+                return DIVERGED_FUNCTION_NANORINF, its
+            open_ = why == 0
+            why[open_ & (f <= ttol)] = CONVERGED_FNORM_RELATIVE
+            why[open_ & (f < s.atol)] = CONVERGED_FNORM_ABS
+            open_ = why == 0
+            if open_.any():
+                stalled = open_ & (self._group_norms(y) < s.stol * self._group_norms(x))
+                why[stalled] = CONVERGED_SNORM_RELATIVE
+                if np.any((why == 0) & (f > dtol)):
+                    return DIVERGED_DTOL, its
+            if why.all():
+                return int(why.max()), its
         return DIVERGED_MAX_IT, s.max_it

@@ -22,6 +22,7 @@ from dolfinx import fem
 from mpi4py import MPI
 
 from fxrod import jit
+from fxrod.fastassembly import FastScalar
 from fxrod.forms import elastic
 
 #: The ledger's quantities with their units (CSV columns of the energy probe).
@@ -84,11 +85,25 @@ class EnergyLedger:
         (self._kinetic, self._strain, self._work, self._port, self._diss) = jit.forms(
             [_sum_forms(kinetic), _sum_forms(stored), work, port, diss, *compile_with],
             meanwhile=meanwhile)[:5]
+        #: :class:`fxrod.fastassembly.FastScalar` of each entry (by ``id``), None where
+        #: it does not apply
+        self._fast: dict[int, FastScalar | None] = {}
         self.reset()
 
     def _sum(self, form) -> float:
+        """The value of ``form`` [J] on the whole rod (serial runs: through
+        :class:`fxrod.fastassembly.FastScalar` when it applies)."""
         if form is None:
             return 0.0
+        if self.model.comm.size == 1:
+            key = id(form)
+            if key not in self._fast:
+                try:
+                    self._fast[key] = FastScalar(form)
+                except Exception:  # noqa: BLE001  (no C helper or layout: DOLFINx's assembly)
+                    self._fast[key] = None
+            if self._fast[key] is not None:
+                return self._fast[key].value()
         return self.model.comm.allreduce(fem.assemble_scalar(form), op=MPI.SUM)
 
     def reset(self) -> None:

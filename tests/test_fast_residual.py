@@ -65,3 +65,26 @@ def test_fast_residual_is_dolfinx_residual(name):
         x.getArray()[g.bc_dofs[0]] += 1e-3
         g.snes_callback(newton.snes, x, b_fast)
         assert g.fallbacks == 1
+
+
+def test_support_rows_and_energies_are_dolfinx_values():
+    """The reactions' rows (:class:`fxrod.fastassembly.FastVector` on the cells at the
+    supports) and the energy ledger's entries (:class:`fxrod.fastassembly.FastScalar`) are
+    DOLFINx's ``assemble_vector`` / ``assemble_scalar`` values bit for bit: the same
+    kernels, the same additions in the same order."""
+    from dolfinx import fem
+
+    prob = cantilever_vibration(6)
+    integ = prob.integrator()
+    for _ in range(30):
+        integ.step()
+    m = prob.model
+    dofs = np.concatenate([d.ravel() for d in m._support_dofs.values()])
+    fast = m._support_rows()[dofs]
+    assert m._support_vector is not None
+    ref = fem.assemble_vector(m._F_compiled).array[dofs]
+    assert np.abs(ref).max() > 1e-6 and np.array_equal(fast, ref)
+    led = m.ledger
+    for form in (led._kinetic, led._strain, led._work):
+        assert led._fast[id(form)] is not None
+        assert led._sum(form) == fem.assemble_scalar(form)

@@ -41,9 +41,9 @@ def fast_iterates(make, h: float, steps: int, **settings):
     seen: list = []
     assemble = fr.assemble
 
-    def record(x):
+    def record(x, **kw):
         seen.append(x.copy())
-        return assemble(x)
+        return assemble(x, **kw)
 
     fr.assemble = record
     its = [integ.step().newton_its for _ in range(steps)]
