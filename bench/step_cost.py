@@ -150,9 +150,13 @@ def main(argv=None) -> list[dict]:
     if len(rows) > 1:
         import math
 
-        a0, a1 = rows[1] if len(rows) > 2 else rows[0], rows[-1]
-        p = math.log(a1["ms_per_step"] / a0["ms_per_step"]) / math.log(a1["n_e"] / a0["n_e"])
-        say(f"growth exponent from n_e = {a0['n_e']} to {a1['n_e']}: {p:.2f}")
+        def growth(a0: dict, a1: dict) -> str:
+            p = math.log(a1["ms_per_step"] / a0["ms_per_step"]) / math.log(a1["n_e"] / a0["n_e"])
+            return f"{a0['n_e']} -> {a1['n_e']}: {p:.2f}"
+
+        pairs = zip(rows[:-1], rows[1:], strict=True)
+        say("growth exponents: " + ", ".join(growth(a, b) for a, b in pairs)
+            + (f"; overall {growth(rows[0], rows[-1])}" if len(rows) > 2 else ""))
     if rank0:
         with open(a.json, "w") as fh:
             json.dump(rows, fh, indent=1)

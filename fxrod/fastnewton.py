@@ -71,6 +71,10 @@ class FastNewtonSolver(NewtonSolver):
         self.snes_solves = 0
         #: group of every unknown for :meth:`converge_per_group` (None: the whole vector)
         self.groups: np.ndarray | None = None
+        #: Newton iterations of earlier fast solves counted for the Jacobian lag
+        #: (``settings.jacobian_persists``; PETSc's ``jac_iter``)
+        self._jac_iter = 0
+        self._offset = 0
         if not self._chain_in_use() or self.fast_residual is None:
             return
         self._solver = self.chain.chain
@@ -130,13 +134,23 @@ class FastNewtonSolver(NewtonSolver):
             return super().solve(lag=lag, linesearch=linesearch)
         x0 = x.copy()
         newton = self._newton if self.groups is None else self._newton_groups
+        persists = s.jacobian_persists and lag in (None, s.jacobian_lag)
+        self._offset = self._jac_iter if persists else 0
         out = newton(x, s.jacobian_lag if lag is None else lag)
         if out is None:  # the chain solver rejected a factorisation: SNES from x0
             x[:] = x0
             self.snes_solves += 1
             return super().solve(lag=lag, linesearch=linesearch)
         self.fast_solves += 1
+        if persists:
+            self._jac_iter += out[1]
         return out
+
+    def _refactor(self, i: int, lag: int) -> bool:
+        """Whether Newton iteration ``i`` of this solve builds the Jacobian (PETSc: when the
+        iterations counted, across solves with ``jacobian_persists``, are a multiple of the
+        lag; always when there are no factors to reuse)."""
+        return (i + self._offset) % lag == 0 or not self._solver.factored
 
     def _factor(self) -> bool:
         """Assemble the element matrices at ``w`` and factor them; False if the chain
@@ -171,7 +185,7 @@ class FastNewtonSolver(NewtonSolver):
             return CONVERGED_FNORM_ABS, 0
         fnorm0, ttol = fnorm, s.rtol * fnorm
         for i in range(s.max_it):
-            if i % lag == 0 and not self._factor():
+            if self._refactor(i, lag) and not self._factor():
                 return None
             solver.solve(b, y)
             update(n, self._c[1], y_ptr, sq_ptr)          # x -= y and both norms
@@ -207,7 +221,7 @@ class FastNewtonSolver(NewtonSolver):
             return CONVERGED_FNORM_ABS, 0
         ttol, dtol = s.rtol * f, DIVTOL * f
         for i in range(s.max_it):
-            if i % lag == 0 and not self._factor():
+            if self._refactor(i, lag) and not self._factor():
                 return None
             solver.solve(fr.b, y)
             self._update(n, x_ptr, y_ptr, sq_ptr)          # x -= y

@@ -469,21 +469,27 @@ class RodModel:
         n_owned = self.space.W.dofmap.index_map.size_local * self.space.W.dofmap.index_map_bs
         theta = float(self.theta.value)
         w1, w0 = self.w.x.array, self.w0.x.array
-        q_e = (1.0 - theta) * w0 + theta * w1
         h = float(self.h.value)
+        reduce = (lambda v: v) if self.comm.size == 1 else \
+            (lambda v: self.comm.allreduce(v, op=MPI.SUM))
         out, work = {}, 0.0
         for label, dofs in self._support_dofs.items():
             val = np.zeros(6)
             if dofs.size and dofs[0, 0] < n_owned:
                 idx = dofs[:, 0]
-                F = rows[idx]
-                d, Fd = q_e[idx[3:]].reshape(3, 3), F[3:].reshape(3, 3)
-                val[:3] = F[:3] / h
-                val[3:] = (d[:, [1, 2, 0]] * Fd[:, [2, 0, 1]]
-                           - d[:, [2, 0, 1]] * Fd[:, [1, 2, 0]]).sum(axis=0) / h   # d_k x F_dk
-                work += float(F @ (w1[idx] - w0[idx])) / h
-            out[label] = self.comm.allreduce(val, op=MPI.SUM)
-        return out, self.comm.allreduce(work, op=MPI.SUM)
+                F, q0, q1 = rows[idx], w0[idx], w1[idx]
+                d = ((1.0 - theta) * q0 + theta * q1).tolist()   # the evaluation state
+                f = F.tolist()
+                m = [0.0, 0.0, 0.0]
+                for k in range(3, 12, 3):                         # sum_k d_k x F_dk
+                    (a1, a2, a3), (b1, b2, b3) = d[k:k + 3], f[k:k + 3]
+                    m[0] += a2 * b3 - a3 * b2
+                    m[1] += a3 * b1 - a1 * b3
+                    m[2] += a1 * b2 - a2 * b1
+                val[:] = (f[0] / h, f[1] / h, f[2] / h, m[0] / h, m[1] / h, m[2] / h)
+                work += float(F @ (q1 - q0)) / h
+            out[label] = reduce(val)
+        return out, reduce(work)
 
     def _support_rows(self) -> np.ndarray:
         """The residual without Dirichlet conditions, exact at least in the supports' rows:

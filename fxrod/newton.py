@@ -82,7 +82,7 @@ def snes_options(s: SolverSettings) -> dict[str, object]:
         "pc_type": "lu",
         "pc_factor_mat_solver_type": "mumps",
         "snes_lag_jacobian": s.jacobian_lag,
-        "snes_lag_jacobian_persists": False,
+        "snes_lag_jacobian_persists": s.jacobian_persists,
     }
 
 
@@ -103,12 +103,13 @@ def set_mumps_icntl(pc: PETSc.PC, icntl: dict[int, int]) -> None:
         mumps.setMumpsIcntl(k, v)
 
 
-def set_lag(snes: PETSc.SNES, lag: int) -> None:
-    """Set snes_lag_jacobian (petsc4py has no setter) through the options database."""
+def set_lag(snes: PETSc.SNES, lag: int, persists: bool = False) -> None:
+    """Set snes_lag_jacobian and snes_lag_jacobian_persists (petsc4py has no setters)
+    through the options database."""
     opts = PETSc.Options()
     pre = snes.getOptionsPrefix()
     opts[f"{pre}snes_lag_jacobian"] = lag
-    opts[f"{pre}snes_lag_jacobian_persists"] = False
+    opts[f"{pre}snes_lag_jacobian_persists"] = persists
     snes.setFromOptions()
     del opts[f"{pre}snes_lag_jacobian"]
     del opts[f"{pre}snes_lag_jacobian_persists"]
@@ -133,7 +134,7 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
         reason = int(PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE)
     finally:
         if lag_changed:
-            set_lag(snes, s.jacobian_lag)
+            set_lag(snes, s.jacobian_lag, s.jacobian_persists)
         if linesearch is not None:
             ls.setType(s.linesearch)
     if reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE:
