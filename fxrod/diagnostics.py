@@ -28,6 +28,9 @@ class Nodes:
         L = m.tip_coordinate
         tip = np.flatnonzero(np.isclose(self._s_own, L, atol=1e-12 * max(L, 1.0)))
         self._tip_local = int(tip[0]) if tip.size else -1
+        # the mixed-space indices of the tip's position (read straight from w0)
+        self._tip_dofs = (np.asarray(m.space.q_map).reshape(-1, 12)[self._tip_local, 0:3]
+                          if tip.size else None)
 
     def q_owned(self) -> np.ndarray:
         """Nodal configurations ``(n_owned, 12)`` of this rank at t_n."""
@@ -35,9 +38,9 @@ class Nodes:
 
     def tip(self) -> np.ndarray:
         """Centreline position at s = L of the (last) rod [m] (3,), MPI-reduced."""
-        q = self.q_owned()
-        tip = q[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
-        return self.model.comm.allreduce(tip, op=MPI.SUM)
+        m = self.model
+        tip = m.w0.x.array[self._tip_dofs] if self._tip_dofs is not None else np.zeros(3)
+        return tip if m.comm.size == 1 else m.comm.allreduce(tip, op=MPI.SUM)
 
     def constraint_max(self) -> float:
         """Largest nodal orthonormality residual ``|g_ij|`` [-], MPI-reduced."""
