@@ -566,6 +566,65 @@ class FastJacobian:
         self.assemble(constants=self.constants_each_call)
 
 
+class FastVector:
+    """Assemble a linear form through its FFCx kernels from a small C loop, without
+    Dirichlet conditions, optionally only on some cells: the rows those cells hold get
+    exactly DOLFINx's ``assemble_vector`` values (the same contributions added in the same
+    order) when every cell that holds them is among ``cells`` (serial runs; the supports'
+    rows for their reactions).
+
+    Parameters
+    ----------
+    form : dolfinx.fem.Form
+        Compiled linear form (cell and exterior-facet integrals).
+    V : dolfinx.fem.FunctionSpace
+        Its test space (block size 1).
+    cells : numpy.ndarray, optional
+        The cells to assemble (all by default).
+
+    Raises
+    ------
+    RuntimeError
+        As :class:`FormKernels`.
+    """
+
+    def __init__(self, form, V, cells: np.ndarray | None = None) -> None:
+        self.lib = _load_lib()
+        self.kernels = k = FormKernels(form, cells)
+        if V.dofmap.bs != 1 or V.element.needs_dof_transformations:
+            raise RuntimeError("fast vector assembly: blocked dofmap or dof transformations")
+        msh = V.mesh
+        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
+        self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
+        self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
+        #: the assembled vector (global dof numbering; zero outside the cells' rows)
+        self.b = np.zeros(V.dofmap.index_map.size_local)
+        self.be = np.zeros(self.dofs.shape[1])
+        self.coords = np.zeros(3 * self.gdofs.shape[1])
+        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
+                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.dofs.shape[1],
+                        k.ptr(self.b, "double*"), k.ptr(self.be, "double*"),
+                        k.ptr(self.coords, "double*"))
+
+    def assemble(self) -> np.ndarray:
+        """:attr:`b` at the current coefficients and constants."""
+        self.kernels.pack_constants()
+        self.kernels.pack_coefficients()
+        return self.add_elements()
+
+    def add_elements(self) -> np.ndarray:
+        """:attr:`b` from the coefficients and constants as last packed into
+        :attr:`kernels`."""
+        k = self.kernels
+        self.b[:] = 0.0
+        add = self.lib.lib.fxrod_add_element_vectors
+        for it in k.integrals:
+            cells, local, coeffs = it["ptrs"]
+            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
+                k.consts_ptr, *self._static)
+        return self.b
+
+
 class FastResidual:
     """Assemble the residual ``F(u)`` with Dirichlet rows ``x - g`` into a numpy array, as
     DOLFINx's ``assemble_residual`` (SNES callback of ``NonlinearProblem``) does, through
@@ -589,30 +648,21 @@ class FastResidual:
     """
 
     def __init__(self, F_form, u, bcs, fallback) -> None:
-        self.lib = _load_lib()
-        self.kernels = k = FormKernels(F_form)
+        #: the element-vector assembly of ``F_form`` (no Dirichlet rows)
+        self.vector = FastVector(F_form, u.function_space)
+        self.kernels = k = self.vector.kernels
         self.u = u
         self.bcs = bcs
         self.fallback = fallback
-        V = u.function_space
-        msh = V.mesh
-        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
-        self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
-        self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
         n = u.x.array.size
         bc_dofs = [np.asarray(bc.dof_indices()[0], dtype=np.int64) for bc in bcs]
         self.bc_dofs = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, int)
         #: the values of ``u`` (its array; :meth:`assemble` of it copies nothing)
         self.values = u.x.array
         k.track(u)
-        self.b = np.zeros(n)
+        #: the residual (the vector's array)
+        self.b = self.vector.b
         self.g = np.zeros(n)
-        self.be = np.zeros(self.dofs.shape[1])
-        self.coords = np.zeros(3 * self.gdofs.shape[1])
-        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
-                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.dofs.shape[1],
-                        k.ptr(self.b, "double*"), k.ptr(self.be, "double*"),
-                        k.ptr(self.coords, "double*"))
         #: residual evaluations handed to DOLFINx (iterate off the boundary values)
         self.fallbacks = 0
 
@@ -634,17 +684,11 @@ class FastResidual:
         changed since the last full packing (``kernels.pack_unknown()``)."""
         if x is not self.values:
             self.values[:] = x
-        k = self.kernels
         if unknown_only:
-            k.pack_unknown()
+            self.kernels.pack_unknown()
         else:
-            k.pack_coefficients()
-        self.b[:] = 0.0
-        add = self.lib.lib.fxrod_add_element_vectors
-        for it in k.integrals:
-            cells, local, coeffs = it["ptrs"]
-            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static)
+            self.kernels.pack_coefficients()
+        self.vector.add_elements()
         if self.bc_dofs.size:
             self.b[self.bc_dofs] = x[self.bc_dofs] - self.g[self.bc_dofs]
         return self.b
@@ -702,57 +746,3 @@ class FastScalar:
                 k.consts_ptr, *self._static)
             value += self.total[0]
         return float(value)
-
-
-class FastVector:
-    """Assemble a linear form through its FFCx kernels from a small C loop, without
-    Dirichlet conditions, optionally only on some cells: the rows those cells hold get
-    exactly DOLFINx's ``assemble_vector`` values (the same contributions added in the same
-    order) when every cell that holds them is among ``cells`` (serial runs; the supports'
-    rows for their reactions).
-
-    Parameters
-    ----------
-    form : dolfinx.fem.Form
-        Compiled linear form (cell and exterior-facet integrals).
-    V : dolfinx.fem.FunctionSpace
-        Its test space (block size 1).
-    cells : numpy.ndarray, optional
-        The cells to assemble (all by default).
-
-    Raises
-    ------
-    RuntimeError
-        As :class:`FormKernels`.
-    """
-
-    def __init__(self, form, V, cells: np.ndarray | None = None) -> None:
-        self.lib = _load_lib()
-        self.kernels = k = FormKernels(form, cells)
-        if V.dofmap.bs != 1 or V.element.needs_dof_transformations:
-            raise RuntimeError("fast vector assembly: blocked dofmap or dof transformations")
-        msh = V.mesh
-        self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
-        self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
-        self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
-        #: the assembled vector (global dof numbering; zero outside the cells' rows)
-        self.b = np.zeros(V.dofmap.index_map.size_local)
-        self.be = np.zeros(self.dofs.shape[1])
-        self.coords = np.zeros(3 * self.gdofs.shape[1])
-        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
-                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.dofs.shape[1],
-                        k.ptr(self.b, "double*"), k.ptr(self.be, "double*"),
-                        k.ptr(self.coords, "double*"))
-
-    def assemble(self) -> np.ndarray:
-        """:attr:`b` at the current coefficients and constants."""
-        k = self.kernels
-        k.pack_constants()
-        k.pack_coefficients()
-        self.b[:] = 0.0
-        add = self.lib.lib.fxrod_add_element_vectors
-        for it in k.integrals:
-            cells, local, coeffs = it["ptrs"]
-            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static)
-        return self.b
