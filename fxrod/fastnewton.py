@@ -11,10 +11,12 @@ the iteration that SNES ``newtonls`` performs with the options of
 * residual ``F(x)`` by :class:`fxrod.fastassembly.FastResidual` (Dirichlet rows ``x - g``);
 * Jacobian element matrices by :class:`fxrod.fastassembly.FastJacobian` and
   :class:`fxrod.chain.ChainSolver` ``factor`` in the Newton iterations ``i`` with
-  ``i % lag == 0`` (PETSc's ``snes_lag_jacobian`` without persistence: modified Newton),
-  each factorisation checked as :class:`fxrod.chain.ChainPC` does (inside the factorisation
-  when the chain solver is attached to the Jacobian's assembly, else the backward error of
-  one solve with a fixed random right-hand side below :data:`fxrod.chain.MAX_BACKWARD_ERROR`);
+  ``i % lag == 0`` (PETSc's ``snes_lag_jacobian``: modified Newton; with
+  ``jacobian_persists``, ``(i + j) % lag == 0`` with ``j`` the iterations of the earlier
+  solves, as ``snes_lag_jacobian_persists`` counts them), each factorisation checked as
+  :class:`fxrod.chain.ChainPC` does (inside the factorisation when the chain solver is
+  attached to the Jacobian's assembly, else the backward error of one solve with a fixed
+  random right-hand side below :data:`fxrod.chain.MAX_BACKWARD_ERROR`);
 * the update ``x <- x - J^-1 F(x)`` (line search ``basic``) and PETSc's default
   convergence test: ``|F| < atol`` (also before the first iteration); then, from the first
   iteration on, ``|F| <= rtol |F_0|``, ``|dx| < stol |x|``, ``|F| > 1e4 |F_0|`` (diverged);
@@ -25,6 +27,10 @@ The numbers are the general path's: the same element tensors, the same factorisa
 solve functions, the same update, so the iterates agree to round-off
 (tests/test_fastnewton.py). Only the norms are summed in another order (a convergence test
 exactly at its tolerance could decide differently).
+
+An ensemble (:mod:`fxrod.ensemble`) asks for the tests group by group
+(:meth:`FastNewtonSolver.converge_per_group`): each member must pass them on its own rows,
+as in a solve of its own, instead of the whole vector passing them once.
 
 The solve is handed to SNES (the general path, from the same initial iterate) when the
 fast path does not reproduce it: a line search other than ``basic`` (the ``bt`` retry), an
@@ -173,7 +179,7 @@ class FastNewtonSolver(NewtonSolver):
         ``(reason, iterations)`` or None when a factorisation is rejected."""
         s = self.settings
         fr, y, solver = self.fast_residual, self._y, self._solver
-        n, _, b_ptr, y_ptr, sq_ptr = self._c
+        n, x_ptr, b_ptr, y_ptr, sq_ptr = self._c
         sumsq, update, sq = self._sumsq, self._update, self._sq
         fr.kernels.pack_constants()
         self.fast_jacobian.kernels.pack_constants()
@@ -188,7 +194,7 @@ class FastNewtonSolver(NewtonSolver):
             if self._refactor(i, lag) and not self._factor():
                 return None
             solver.solve(b, y)
-            update(n, self._c[1], y_ptr, sq_ptr)          # x -= y and both norms
+            update(n, x_ptr, y_ptr, sq_ptr)               # x -= y and both norms
             ynorm, xnorm = math.sqrt(sq[0]), math.sqrt(sq[1])
             b = fr.assemble(x, unknown_only=True)
             fnorm = math.sqrt(sumsq(n, b_ptr))
