@@ -1,4 +1,5 @@
-"""Serial Jacobian assembly straight into the CSR arrays of the PETSc matrix.
+"""Serial assembly through the FFCx kernels from small C loops: the Jacobian straight into the
+CSR arrays of the PETSc matrix, residuals, vectors and functionals.
 
 DOLFINx inserts every 66 x 66 element matrix of the mixed rod form with ``MatSetValues``,
 which searches each of the 4356 column positions in its row: at n_e = 1000 that insertion
@@ -9,6 +10,11 @@ walking the sorted column indices of that row once. The matrix entries are the o
 DOLFINx assembles (same kernels, same Dirichlet treatment: rows and columns of constrained
 dofs zero, unit diagonal), up to the order of the floating-point additions
 (tests/test_speed_paths.py compares them).
+
+The same C loops serve residuals (:class:`FastResidual`, a :class:`FastVector` with the
+Dirichlet rows), the supports' rows for the reactions (:class:`FastVector` on the cells at
+the supports) and the energy ledger's functionals (:class:`FastScalar`), each giving
+DOLFINx's values to the bit (the same kernels, the same additions in the same order).
 
 Serial only (the matrix is a ``seqaij`` wrapping numpy arrays); under MPI the integrator
 keeps DOLFINx's assembly. Forms with interior-facet integrals are not handled (the rod has
@@ -384,7 +390,7 @@ class FormKernels:
         k = next((k for k, c in enumerate(self.coefficients)
                   if c.x.array.ctypes.data == ua.ctypes.data), None)
         if k is None:
-            raise ValueError("track: the function is not a coefficient of the form")
+            raise RuntimeError("track: the function is not a coefficient of the form")
         lo, hi = self._bounds[k], self._bounds[k + 1]
         self._tracked = ua
         self._gathers = []
