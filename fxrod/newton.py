@@ -154,6 +154,9 @@ def grow_mumps_workspace(pc: PETSc.PC, limit: int = 3200) -> bool:
     if F.getMumpsInfog(1) not in (-8, -9) or extra >= limit:
         return False
     set_mumps_icntl(pc, {14: min(2 * extra, limit)})
+    # MUMPS sizes its workspace in the analysis: a new one, with the new ICNTL(14) read
+    # from the options database, at the next set-up
+    pc.reset()
     return True
 
 
