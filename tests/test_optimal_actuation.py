@@ -43,14 +43,16 @@ def test_quick(tmp_path, ref_dir):
 
 @pytest.mark.slow
 def test_full(tmp_path):
-    """The whole heart path (4 s, 10 elements, knots every 0.1 s, 200 iterations, ~9 min
-    on a loaded machine). Measured: tip error rms 1.40e-4 m, max 2.83e-4 m from zero
-    inputs (rest: 2.1e-2 m rms), against the paper's open-loop inputs rms 1.29e-4 m, max
-    2.27e-4 m (test_actuation: 2.3e-4 m); the optimised forces lie within 0.90 N of the
-    paper's (|f_max| = 50 N): the data's inputs are recovered, not just some inputs."""
+    """The whole heart path (4 s, 10 elements, knots every 0.1 s, 600 iterations, ~2.5 min).
+    Measured: tip error rms 1.05e-4 m, max 2.32e-4 m from zero inputs (rest: 2.1e-2 m rms),
+    against the paper's open-loop inputs rms 1.29e-4 m, max 2.27e-4 m (test_actuation:
+    2.3e-4 m); the optimised forces lie within 0.37 N of the paper's (|f_max| = 50 N): the
+    data's inputs are recovered, not just some inputs. At 600 iterations the result no
+    longer depends on the solves' round-off (MUMPS instead of the chain solver: rms 1.07e-4
+    m, max 2.38e-4 m, gap 0.52 N); at 200 it did (1.4e-4 to 3.4e-4 m rms)."""
     s = CASE.run(tmp_path, pictures=False).summary
     print(s)
-    assert s["rms_error"] <= 1.5e-4 and s["max_error"] <= 3e-4
-    assert s["rms_error"] <= 1.15 * s["open_loop_rms_error"]
+    assert s["rms_error"] <= 1.3e-4 and s["max_error"] <= 3e-4
+    assert s["rms_error"] <= s["open_loop_rms_error"]
     assert s["open_loop_max_error"] <= 2.3e-4
     assert s["max_input_gap"] <= 1.0

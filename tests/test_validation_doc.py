@@ -560,12 +560,12 @@ CLAIMS: tuple[Claim, ...] = (
        "closed-form optimum radii to 1e-7 (its volume 0.7392 of the uniform rod's)"],
       f"{AJ}::test_stepped_cantilever_design", "< 1e-7; rel 2e-8", ["1e-7", "2e-8"],
       [(1e-7, 1e-7)]),
-    C(GRAD, "optimal actuation of the heart path", "1.40e-4 m; 0.90 N",
-      ["the soft-arm tip follows the published heart path to 1.40e-4 m rms after 200 L-BFGS-B "
+    C(GRAD, "optimal actuation of the heart path", "1.05e-4 m; 0.37 N",
+      ["the soft-arm tip follows the published heart path to 1.05e-4 m rms after 600 L-BFGS-B "
        "iterations (the paper's own inputs give 1.29e-4 m), with the optimised forces within "
-       "0.90 N of the paper's"], "tests/test_optimal_actuation.py::test_full",
-      "rms <= 1.5e-4 m; <= 1.15 x open loop; gap <= 1.0 N", ["1.5e-4", "1.15", "1.0"],
-      [(1.40e-4, 1.5e-4), (0.90, 1.0)], tier="slow"),
+       "0.37 N of the paper's"], "tests/test_optimal_actuation.py::test_full",
+      "rms <= 1.3e-4 m and <= open loop; max <= 3e-4 m; gap <= 1.0 N",
+      ["1.3e-4", "3e-4", "1.0"], [(1.05e-4, 1.3e-4), (0.37, 1.0)], tier="slow"),
     C(GRAD, "soft-arm E and rho from the published circle data", "8.5e-4; 1073",
       ["E within 8.5e-4 of the paper's 6e5 Pa (6.0051e5 +- 77 Pa), rho = 1073 +- 4.6 kg/m^3 "
        "(between 1000 and 1100), while G is determined only to 11 %"],
