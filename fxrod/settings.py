@@ -58,7 +58,7 @@ class SolverSettings:
         Count the Jacobian lag across steps (PETSc ``snes_lag_jacobian_persists``): a step
         starts from the last step's factorisation unless the Newton iterations counted since
         it reached ``jacobian_lag``. Saves most Jacobians where the motion is smooth at the
-        step size (Ex. 6.2: a Jacobian every ~1.5 steps, 27 % off its stepping; in the
+        step size (Ex. 6.2: a Jacobian every ~1.5 steps, 20 % off its stepping; in the
         tumbling flying spaghetti the stale Jacobian costs more iterations than it saves).
         Each step still solves to the tolerances, but a restarted run then reproduces an
         uninterrupted one only to them (the factorisation is not checkpointed). A solve
