@@ -217,7 +217,10 @@ def _write_atomic(p: Path, payload: dict) -> str | None:
             p.replace(previous_path(p))
         tmp.replace(p)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        try:  # on a read-only file system unlink fails too (EROFS), with nothing to remove
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
         return e.strerror or str(e)
     return None
 
