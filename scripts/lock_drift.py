@@ -8,6 +8,7 @@ lock is never written here (``./fxrod.sh lock`` re-resolves it).
 from __future__ import annotations
 
 import sys
+import sysconfig
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -29,15 +30,18 @@ def locked_versions(lock: Path) -> dict[str, set[str]]:
 def main(lock: str) -> int:
     locked = locked_versions(Path(lock))
     rows = []
-    for dist in metadata.distributions():
+    # Only the environment's own site-packages: setuptools puts its ``_vendor`` folder (with
+    # older copies of packaging, platformdirs, more-itertools) on sys.path once imported.
+    site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    for dist in metadata.distributions(path=site):
         name = _norm(dist.metadata["Name"])
         if name in locked and dist.version not in locked[name]:
             rows.append((name, "/".join(sorted(locked[name])), dist.version))
     if not rows:
         print("lock drift: none (every installed package is at its locked version)")
         return 0
-    print(f"lock drift: {len(rows)} package(s) newer than the lock")
-    print(f"  {'package':32s} {'locked':>14s} {'latest':>14s}")
+    print(f"lock drift: {len(rows)} package(s) not at the locked version")
+    print(f"  {'package':32s} {'locked':>14s} {'installed':>14s}")
     for name, old, new in sorted(rows):
         print(f"  {name:32s} {old:>14s} {new:>14s}")
     return 0
