@@ -18,6 +18,13 @@ function of the same shape (UFL differentiates only with respect to functions) w
 sensitivities are summed. Memory: the states of every ``checkpoint_every``-th step are kept,
 the others recomputed segment by segment in the backward sweep.
 
+Terms outside UFL (rod-rod contact, :func:`fxrod.newton.nonlocal_terms`) add their Jacobian
+blocks to ``A_n`` as in the forward Newton solves. Their derivative in ``w_n`` is zero with
+the end-point evaluation (statics: the force of the state at ``t_{n+1}``); with the midpoint
+evaluation their discrete gradient is symmetric in the two states (``G(x_n, x_{n+1}) =
+G(x_{n+1}, x_n)``, :mod:`fxrod.forms.rodcontact`), so ``dF_n/dw_n`` is their Jacobian
+with the two states swapped.
+
 Parameters (:class:`Parameter`): :class:`SectionParameters` (E, G, rho, radius of a circular
 section), :class:`RadiusProfile` (radius of a section varying along s, per segment; fields
 are differentiated per quadrature point), :class:`ConstantParameter` (any Constant of the
@@ -43,7 +50,7 @@ from petsc4py import PETSc
 
 from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
 from fxrod.loads import Load
-from fxrod.newton import snes_reason_name
+from fxrod.newton import global_bc_dofs, nonlocal_terms, snes_reason_name
 
 
 # ---------------------------------------------------------------------- parameters
@@ -673,6 +680,8 @@ class Adjoint:
             self._dc[c] = (cf, fem.form(form), shape)
         self.A = assemble_matrix(self._a, bcs=m.bcs)
         self.A.assemble()
+        self.terms = nonlocal_terms(m.w)
+        self._skip = global_bc_dofs(m.w, m.bcs)
         self.ksp = PETSc.KSP().create(m.comm)
         self.ksp.setType("preonly")
         pc = self.ksp.getPC()
@@ -831,7 +840,7 @@ class Adjoint:
                     rhs[qo] += 2.0 / h * g_v
                 rhs[bc] = 0.0
                 self._solve_transpose(-rhs)
-                g_w = self._assemble_dual(self._dw0, self.n_owned_w)
+                g_w = self._assemble_dual(self._dw0, self.n_owned_w) + self._nonlocal_dw0()
                 if not m.quasistatic:
                     g_w[qo] -= 2.0 / h * g_v
                     g_v = self._assemble_dual(self._dv0, self.n_owned_q) - g_v
@@ -849,11 +858,36 @@ class Adjoint:
         A.zeroEntries()
         assemble_matrix(A, self._a, bcs=self.model.bcs)
         A.assemble()
+        for term in self.terms:
+            term.add_jacobian(A, self._skip)
         self.ksp.setOperators(A)
         self._b.array[:] = rhs
         self.ksp.solveTranspose(self._b, self._x)
         self.lam.x.array[: self.n_owned_w] = self._x.array
         self.lam.x.scatter_forward()
+
+    def _nonlocal_dw0(self) -> np.ndarray | float:
+        """``(dF_n/dw_n)^T lambda`` of the terms outside UFL (owned dofs; 0 without them or
+        with the end-point evaluation): their Jacobian with ``w`` and ``w0`` swapped (the
+        midpoint discrete gradient is symmetric in the two states), assembled into ``A``
+        after its solve (A is reassembled before the next one)."""
+        m = self.model
+        if not self.terms or float(m.theta.value) == 1.0:
+            return 0.0
+        w1 = m.w.x.array.copy()
+        m.w.x.array[:], m.w0.x.array[:] = m.w0.x.array, w1
+        A = self.A
+        A.zeroEntries()
+        try:
+            for term in self.terms:
+                term.add_jacobian(A, np.empty(0, dtype=np.int64))
+        finally:
+            m.w0.x.array[:], m.w.x.array[:] = m.w.x.array, w1
+        out = A.createVecRight()
+        A.multTranspose(self._x, out)
+        g = out.array.copy()
+        out.destroy()
+        return g
 
     def value_and_grad(self, x=None) -> tuple[float, np.ndarray]:
         """``(J, dJ/dx)`` at the flat parameters ``x`` (default the current ones)."""

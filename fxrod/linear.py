@@ -17,7 +17,18 @@ multipliers and supported dofs carry no mass: they give infinite eigenvalues, wh
 shift-invert spectral transformation (SLEPc, MUMPS) maps away, so only physical modes are
 returned. A free rod's stiffness is singular (rigid-body modes): the shift is then placed
 slightly below zero (``1e-6`` of the largest diagonal ratio of ``A`` and ``M``), and
-eigenvalues below ``1e-6`` of that shift are reported as exact zeros.
+eigenvalues below ``1e-6`` of that shift are reported as exact zeros. The rigid-body motions
+that ``A`` leaves without stiffness are found directly (:func:`rigid_null_space`) and
+deflated: a Krylov method started from one vector sees a multiple eigenvalue once, and
+found the six zeros of a free rod only partly, as many as the number of modes asked
+happened to let it.
+
+Every term of ``A`` is linearised at the state where it is evaluated, with its full
+stiffness: the extensions' terms (obstacle contact, springs) are differentiated in both
+states ``w`` and ``w0`` (a discrete gradient of the midpoint step is a function of both,
+and its derivative in ``w`` alone is half the stiffness), and the terms outside UFL (rod-rod
+contact, :func:`fxrod.newton.nonlocal_terms`) add their Jacobian blocks at the end point
+(the model's ``theta`` and ``h`` set to 1 meanwhile).
 
 Structures with joints (theory §2.7) are solved on the reduced unknowns: ``T^T A T`` and
 ``T^T M T`` (PtAP), the eigenvectors prolonged ``w = T w_r``; the mass form includes the
@@ -26,30 +37,42 @@ kinetic energy of extensions (rigid bodies at rod ends).
 Linear buckling about a loaded state (loads at their current values, the state an
 equilibrium under them): ``A(mu) = A_0 + mu (A_1 - A_0)``, ``A_1`` the operator at the
 loaded state and ``A_0`` the one at the unloaded reference; the load factors solve
-``A_0 phi = mu (A_0 - A_1) phi``.
+``A_0 phi = mu (A_0 - A_1) phi``. About the unloaded reference itself (a model that has not
+stepped) it is the classical linear buckling analysis: the loads are evaluated at ``t``, the
+stresses and multipliers of the linear static solution ``A_0 dw = -F(w_ref)`` are put on the
+reference configuration, and ``A_1`` is the operator there (``A(mu)`` is then exactly the
+operator of the prestress times ``mu``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import ufl
 from dolfinx import fem
-from dolfinx.fem.petsc import assemble_matrix
+from dolfinx.fem.petsc import assemble_matrix, assemble_vector
 from mpi4py import MPI
 from petsc4py import PETSc
 from slepc4py import SLEPc
 
-from fxrod.errors import ParameterError, check_int_min, check_vector
+from fxrod.errors import ParameterError, check_finite, check_int_min, check_vector
 from fxrod.forms.base import Context
 from fxrod.kinematics import split_q
+from fxrod.newton import global_bc_dofs, nonlocal_terms
+from fxrod.rod import Section
 
 #: Names of the six rigid-body directions of the participation factors.
 DIRECTIONS = ("x", "y", "z", "rx", "ry", "rz")
 #: Relative size of the negative shift used for a target of zero (free rods).
 _SHIFT = 1e-6
+#: Relative tolerance of the eigen-solver (SLEPc's test on the residual of an eigenpair of
+#: the shift-inverted operator): it bounds the relative error of an eigenvalue of a symmetric
+#: pencil.
+EIG_TOL = 1e-12
 
 
 @dataclass
@@ -117,9 +140,10 @@ def check_model(model) -> None:
                                  "linearised analysis")
 
 
-def stiffness_form(model, loads=None):
-    """The operator ``A`` of the module docstring as a compiled form: the static Jacobian
-    (h = 1, end-point evaluation) of the model's step with ``loads`` (default the model's).
+def static_residual(model, loads=None):
+    """The residual of the model's step as a UFL form for the operator ``A`` (h = 1,
+    end-point evaluation, no inertia) with ``loads`` (default the model's), and the part of
+    it the extensions' residual terms make (or None).
 
     Extension momentum stresses (actuators) are evaluated at the state (their ``t_n``
     argument replaced by the unknown), so they contribute their full stiffness.
@@ -137,8 +161,27 @@ def stiffness_form(model, loads=None):
         s = ext.momentum_stress(base)
         if s is not None:
             ctx.sigma_momentum = ctx.sigma_momentum + ufl.replace(s, {model.w0: model.w})
-    F = model.step_residual(ctx, tests, u[1], u0[1])
-    return fem.form(ufl.derivative(F, model.w))
+    terms = [r for r in (ext.residual(ctx) for ext in model.extensions) if r is not None]
+    return model.step_residual(ctx, tests, u[1], u0[1]), sum(terms[1:], terms[0]) if terms \
+        else None
+
+
+def stiffness_form(model, loads=None):
+    """The operator ``A`` of the module docstring as a compiled form: the static Jacobian
+    (h = 1, end-point evaluation) of the model's step with ``loads`` (default the model's).
+
+    The extensions' residual terms are differentiated in both states ``w`` and ``w0``, i.e.
+    along ``w = w0``: a term evaluated with a discrete gradient of the two states (obstacle
+    contact in a dynamic model) then gives the full stiffness of its potential at the state,
+    not the half that its derivative in ``w`` alone is, and a velocity ``(w - w0)/h``
+    (friction, normal damping) gives none.
+    """
+    F, ext = static_residual(model, loads)
+    du = ufl.TrialFunction(model.space.W)
+    J = ufl.derivative(F, model.w, du)
+    if ext is not None:
+        J = J + ufl.derivative(ext, model.w0, du)
+    return fem.form(J)
 
 
 def mass_form(model):
@@ -159,34 +202,63 @@ def mass_form(model):
     return fem.form(m)
 
 
+@contextlib.contextmanager
+def end_point(model):
+    """The model's ``theta`` and ``h`` set to 1 (restored after): the evaluation of the
+    operator ``A`` for the terms outside UFL, which read them when they are called."""
+    saved = float(model.theta.value), float(model.h.value)
+    model.theta.value, model.h.value = 1.0, 1.0
+    try:
+        yield
+    finally:
+        model.theta.value, model.h.value = saved
+
+
 def assemble_at(model, form, state: np.ndarray, diag: float = 1.0,
-                bcs: list | None = None) -> PETSc.Mat:
+                bcs: list | None = None, terms=()) -> PETSc.Mat:
     """Assemble ``form`` with ``w = w0 = state`` (local array of the mixed space), the
     rows and columns of ``bcs`` (default the supports') replaced by ``diag`` on the
-    diagonal; ``w``, ``w0`` are restored."""
+    diagonal, plus the Jacobian blocks of the non-UFL ``terms`` (rod-rod contact) at the
+    end point (:func:`end_point`): their full stiffness at the state; ``w``, ``w0`` are
+    restored."""
+    bcs = model.bcs if bcs is None else bcs
     saved = model.w.x.array.copy(), model.w0.x.array.copy()
     model.w.x.array[:] = state
     model.w0.x.array[:] = state
     try:
-        A = assemble_matrix(form, bcs=model.bcs if bcs is None else bcs, diag=diag)
+        A = assemble_matrix(form, bcs=bcs, diag=diag)
         A.assemble()
+        if terms:
+            skip = global_bc_dofs(model.w, bcs)
+            with end_point(model):
+                for term in terms:
+                    term.add_jacobian(A, skip)
     finally:
         model.w.x.array[:], model.w0.x.array[:] = saved
     return A
 
 
-def system_matrix(model, form, state: np.ndarray, diag: float) -> PETSc.Mat:
-    """The operator of ``form`` at ``state`` on the model's unknowns: the mixed space, or,
-    for a structure with joints, the reduced unknowns ``w_r`` (``T^T A T``, PETSc PtAP,
-    theory §2.7); supported rows and columns replaced by ``diag`` on the diagonal."""
+def system_matrix(model, form, state: np.ndarray, diag: float, terms=()) -> PETSc.Mat:
+    """The operator of ``form`` (and of the non-UFL ``terms``, :func:`assemble_at`) at
+    ``state`` on the model's unknowns: the mixed space, or, for a structure with joints, the
+    reduced unknowns ``w_r`` (``T^T A T``, PETSc PtAP, theory §2.7); supported rows and
+    columns replaced by ``diag`` on the diagonal."""
     red = model.reduction
     if red is None:
-        return assemble_at(model, form, state, diag)
-    A = assemble_at(model, form, state, bcs=[])
+        return assemble_at(model, form, state, diag, terms=terms)
+    A = assemble_at(model, form, state, bcs=[], terms=terms)
     Ar = A.ptap(red.T)
     A.destroy()
     Ar.zeroRowsColumns(supported_reduced(model), diag=diag)
     return Ar
+
+
+def stiffness_matrix(model, state: np.ndarray, loads=None) -> PETSc.Mat:
+    """The operator ``A`` at ``state`` on the model's unknowns (supported rows and columns:
+    identity): :func:`stiffness_form` and the blocks of the terms outside UFL registered
+    against the model's unknown (rod-rod contact)."""
+    return system_matrix(model, stiffness_form(model, loads), state, 1.0,
+                         nonlocal_terms(model.w))
 
 
 def supported_reduced(model) -> np.ndarray:
@@ -233,21 +305,31 @@ def reference_state(model) -> np.ndarray:
 
 # ---------------------------------------------------------------------- eigen-solver
 def eigenpairs(A: PETSc.Mat, E: PETSc.Mat, n: int, target: float, scale: PETSc.Vec,
-               comm) -> list[tuple[complex, PETSc.Vec]]:
+               comm, deflation=()) -> list[tuple[complex, PETSc.Vec]]:
     """The ``n`` (at least) eigenpairs of ``A x = lambda E x`` nearest ``target``: SLEPc
     Krylov-Schur with shift-invert (MUMPS LU) on the pencil with columns scaled by
     ``scale`` (``x = scale * y``, see :func:`column_scale`; ``A`` and ``E`` are scaled in
     place); eigenvalues of the infinite part of the pencil (rows without mass) never come
-    near the shift."""
+    near the shift. ``deflation``: null vectors of ``A`` (eigenvalue 0) left out of the
+    search (SLEPc's deflation space); the vectors returned then lack their components
+    along them (:func:`undeflate`)."""
     A.diagonalScale(R=scale)
     E.diagonalScale(R=scale)
     eps = SLEPc.EPS().create(comm=comm)
     eps.setOperators(A, E)
+    if deflation:
+        inv = _reciprocal(scale)
+        space = [x.copy() for x in deflation]
+        for y in space:
+            y.pointwiseMult(y, inv)                    # in the scaled unknowns y
+        eps.setDeflationSpace(space)
+        for y in (inv, *space):
+            y.destroy()
     eps.setProblemType(SLEPc.EPS.ProblemType.GNHEP)
     eps.setDimensions(n)
     eps.setTarget(target)
     eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
-    eps.setTolerances(1e-12, 400)
+    eps.setTolerances(EIG_TOL, 400)
     st = eps.getST()
     st.setType(SLEPc.ST.Type.SINVERT)
     ksp = st.getKSP()
@@ -287,6 +369,75 @@ def _reciprocal(v: PETSc.Vec) -> PETSc.Vec:
     r = v.copy()
     r.reciprocal()
     return r
+
+
+def undeflate(A: PETSc.Mat, E: PETSc.Mat, null: list[PETSc.Vec], lam: float,
+              v: PETSc.Vec) -> None:
+    """Complete ``v``, an eigenvector of the eigenvalue ``lam != 0`` computed with the null
+    vectors ``null`` of ``A`` deflated (so short of its components along them), in place:
+    ``x = v + N c`` with ``E N c = A v / lam - E v`` (``A N = 0``), solved by least squares
+    (the system is consistent: ``x`` is an eigenvector)."""
+    P = [E.createVecLeft() for _ in null]
+    for x, p in zip(null, P, strict=True):
+        E.mult(x, p)
+    b = E.createVecLeft()
+    A.mult(v, b)
+    b.scale(1.0 / lam)
+    Ev = E.createVecLeft()
+    E.mult(v, Ev)
+    b.axpy(-1.0, Ev)
+    G = np.array([[p.dot(q) for q in P] for p in P])
+    c = np.linalg.lstsq(G, np.array([p.dot(b) for p in P]), rcond=None)[0]
+    for cj, x in zip(c, null, strict=True):
+        v.axpy(cj, x)
+    for m in (b, Ev, *P):
+        m.destroy()
+
+
+def rigid_null_space(model, A: PETSc.Mat, E: PETSc.Mat, state: np.ndarray,
+                     tol: float) -> list[PETSc.Vec]:
+    """The rigid-body motions of the configuration ``state`` that are eigenvectors of
+    ``(A, E)`` with an eigenvalue below ``tol`` [rad^2/s^2], unit-mass and E-orthogonal:
+    the eigenvectors ``c`` of the 6 x 6 pencil ``(R^T A R, R^T E R)`` (``R`` the six motions
+    of :func:`rigid_body_vectors` about the nodes' centroid, on the model's unknowns, those
+    without mass left out) whose motion ``x = R c`` has ``|A x| <= tol |E x|``. All six for
+    a free rod without loads; supports, springs, obstacles and dead loads keep fewer (none
+    if ``R^T E R`` is not positive definite)."""
+    comm = model.comm
+    n_own = model.space.Q.dofmap.index_map.size_local
+    q = state[model.space.q_map].reshape(-1, 12)[:n_own, 0:3]
+    count = comm.allreduce(n_own, op=MPI.SUM)
+    centre = comm.allreduce(q.sum(axis=0), op=MPI.SUM) / count
+    R = [to_unknowns(model, r.x.array) for r in rigid_body_vectors(model, state, centre)]
+    AR, ER = [A.createVecLeft() for _ in R], [E.createVecLeft() for _ in R]
+    for r, a, e in zip(R, AR, ER, strict=True):
+        A.mult(r, a)
+        E.mult(r, e)
+    Kr = np.array([[r.dot(a) for a in AR] for r in R])
+    Mr = np.array([[r.dot(e) for e in ER] for r in R])
+    keep = np.flatnonzero(np.diag(Mr) > 0.0)
+    out = []
+    try:
+        _, C = scipy.linalg.eigh(0.5 * (Kr + Kr.T)[np.ix_(keep, keep)], Mr[np.ix_(keep, keep)])
+    except np.linalg.LinAlgError:
+        C = np.empty((keep.size, 0))
+    for c in C.T:
+        x, ax, ex = R[0].duplicate(), AR[0].duplicate(), ER[0].duplicate()
+        for y in (x, ax, ex):
+            y.set(0.0)
+        for cj, j in zip(c, keep, strict=True):
+            x.axpy(cj, R[j])
+            ax.axpy(cj, AR[j])
+            ex.axpy(cj, ER[j])
+        if ax.norm() <= tol * ex.norm():
+            out.append(x)
+        else:
+            x.destroy()
+        ax.destroy()
+        ex.destroy()
+    for m in (*R, *AR, *ER):
+        m.destroy()
+    return out
 
 
 def nodal(model, v: PETSc.Vec) -> np.ndarray:
@@ -408,9 +559,12 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
     """The ``n_modes`` natural modes of ``model`` nearest to ``target`` [rad^2/s^2] about its
     current state ``w0`` (which should be an equilibrium: the reference, or the end of a
     quasi-static run). The loads enter at their last evaluated values (follower loads with
-    their load stiffness), actuators with their current inputs. A free rod's rigid-body
-    modes come out at exactly zero frequency; an unstable equilibrium's negative
-    eigenvalues are not returned (use :func:`buckling`).
+    their load stiffness), actuators with their current inputs, contact (obstacles, rod-rod)
+    with its full penalty stiffness at the state; friction and contact damping, which
+    linearise to a damping, do not enter the undamped modes. A free rod's rigid-body modes
+    come out at exactly zero frequency, all six whatever ``n_modes`` (the first ``n_modes``
+    of them if fewer are asked); an unstable equilibrium's negative eigenvalues are not
+    returned (use :func:`buckling`).
 
     Parameters
     ----------
@@ -437,20 +591,24 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
         raise ParameterError("target", target, "a finite omega^2 >= 0 [rad^2/s^2]")
     check_model(model)
     state = model.w0.x.array.copy()
-    A = system_matrix(model, stiffness_form(model), state, diag=1.0)
+    A = stiffness_matrix(model, state)
     E = system_matrix(model, mass_form(model), state, diag=0.0)
-    shift = float(target)
+    shift, null = float(target), []
     if shift == 0.0:
         shift = -_SHIFT * _omega2_scale(model)
-    pairs = eigenpairs(A, E, n_modes, shift, column_scale(model), model.comm)
+        null = rigid_null_space(model, A, E, state, _SHIFT * abs(shift))
+    pairs = [] if n_modes <= len(null) else eigenpairs(
+        A, E, n_modes - len(null), shift, column_scale(model), model.comm, deflation=null)
     Ev = E.createVecLeft()
-    found = []
+    found = [(0.0, x) for x in null]                   # the rigid-body modes
     for lam, v in pairs:
         if target == 0.0 and abs(lam) <= _SHIFT * abs(shift):
-            found.append((0.0, v))                     # a rigid-body mode (a cluster of
-            continue                                   # zeros may come as a complex pair)
+            found.append((0.0, v))                     # another zero (a mechanism; a cluster
+            continue                                   # of zeros may come as a complex pair)
         if abs(lam.imag) > 1e-8 * max(1.0, abs(lam.real)) or lam.real < 0.0:
             continue                                   # not a mode of a stable equilibrium
+        if null:
+            undeflate(A, E, null, lam.real, v)
         found.append((lam.real, v))
     found.sort(key=lambda p: p[0])
     found = found[:n_modes]
@@ -467,18 +625,63 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
         gamma.append(L * a)                              # (phi/a)^T M r / (1/a^2)
     mass, gamma = np.array(mass), np.array(gamma).reshape(-1, 6)
     omega = np.sqrt(np.array([f[0] for f in found]))
-    for m in (A, E, Ev, *rigid, *(v for _, v in pairs)):
+    for m in (A, E, Ev, *rigid, *null, *(v for _, v in pairs)):
         m.destroy()
     return Modes(omega=omega, frequency=omega / (2.0 * np.pi), shapes=shapes,
                  modal_mass=mass, participation=gamma,
                  effective_mass=gamma**2 * mass[:, None], centre=centre)
 
 
-def buckling(model, n_modes: int = 1, target: float = 0.0) -> Buckling:
+def linear_prestress(model, A0: PETSc.Mat, reference: np.ndarray) -> np.ndarray:
+    """The reference configuration with the stresses and multipliers of the linear static
+    solution ``A_0 dw = -F(w_ref)`` under the loads at their current values (local mixed
+    array): the prebuckling state of the classical linear buckling analysis.
+
+    ``A0`` is the unloaded operator at ``reference`` on the model's unknowns; ``F`` the
+    residual of :func:`static_residual` (supported rows zero: ``dw = 0`` there)."""
+    saved = model.w.x.array.copy(), model.w0.x.array.copy()
+    model.w.x.array[:] = reference
+    model.w0.x.array[:] = reference
+    try:
+        b = assemble_vector(fem.form(static_residual(model)[0]))
+    finally:
+        model.w.x.array[:], model.w0.x.array[:] = saved
+    b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+    if model.reduction is None:
+        rhs, rows = b, global_bc_dofs(model.w, model.bcs)
+    else:
+        rhs, rows = model.reduction.T.createVecRight(), supported_reduced(model)
+        model.reduction.T.multTranspose(b, rhs)
+        b.destroy()
+    rhs.setValues(rows.astype(PETSc.IntType), np.zeros(rows.size))
+    rhs.assemble()
+    rhs.scale(-1.0)
+    ksp = PETSc.KSP().create(model.comm)
+    ksp.setOperators(A0)
+    ksp.setType(PETSc.KSP.Type.PREONLY)
+    ksp.getPC().setType(PETSc.PC.Type.LU)
+    ksp.getPC().setFactorSolverType("mumps")
+    dw = A0.createVecRight()
+    ksp.solve(rhs, dw)
+    fn = fem.Function(model.space.W)
+    full = prolonged(model, dw)
+    fn.x.array[:full.getLocalSize()] = full.getArray(readonly=True)
+    fn.x.scatter_forward()
+    for m in (ksp, rhs, dw, full):
+        m.destroy()
+    state = reference + fn.x.array
+    state[model.space.q_map] = reference[model.space.q_map]
+    return state
+
+
+def buckling(model, n_modes: int = 1, target: float = 0.0, t: float | None = None
+             ) -> Buckling:
     """Critical load factors of the loads at their current values about the current state
     ``w0`` (an equilibrium under those loads, e.g. the end of a quasi-static run); for a
     state without prebuckling deformation (a straight column under an axial load) this is
-    the classical linear buckling analysis.
+    the classical linear buckling analysis. About the unloaded reference (a model that has
+    not stepped) the loads are evaluated at ``t`` and the state is the linear prestress
+    (:func:`linear_prestress`): the classical analysis.
 
     Parameters
     ----------
@@ -488,11 +691,19 @@ def buckling(model, n_modes: int = 1, target: float = 0.0) -> Buckling:
         Number of load factors, >= 1.
     target : float
         The factors nearest to it are returned [-].
+    t : float, optional
+        Time [s] or load factor [-] at which the loads and inputs are evaluated about the
+        unloaded reference (default 0); only about the reference (a loaded state keeps the
+        loads it is an equilibrium under).
 
     Raises
     ------
     ParameterError
-        For ``n_modes < 1``, a non-finite target, or extensions with own fields.
+        For ``n_modes < 1``, a non-finite target or ``t``, ``t`` about a loaded state,
+        extensions with own fields, loads that leave the state unstressed (no
+        geometric stiffness: nothing to buckle), or a rod of open thin-walled section
+        (:class:`fxrod.rod.Section` ``open_thin_walled``: warping torsion is not in the rod
+        model, so its torsional and lateral-torsional buckling would be wrong).
     RuntimeError
         If SLEPc converges fewer than ``n_modes`` eigenpairs.
     """
@@ -500,10 +711,30 @@ def buckling(model, n_modes: int = 1, target: float = 0.0) -> Buckling:
     if not np.isfinite(target):
         raise ParameterError("target", target, "a finite load factor")
     check_model(model)
-    A1 = system_matrix(model, stiffness_form(model), model.w0.x.array.copy(), diag=1.0)
-    A0 = system_matrix(model, stiffness_form(model, loads=[]), reference_state(model), diag=1.0)
+    for i, rod in enumerate(model.structure.rods):
+        if isinstance(rod.section, Section) and rod.section.open_thin_walled:
+            raise ParameterError(f"section of rod {i}", "open thin-walled",
+                                 "closed or solid for buckling: warping torsion (the Vlasov "
+                                 "constant) is not in the rod model, so torsional and "
+                                 "lateral-torsional buckling would be wrong")
+    reference = reference_state(model)
+    state = model.w0.x.array.copy()
+    unloaded = model.comm.allreduce(bool(np.array_equal(state, reference)), op=MPI.LAND)
+    if t is not None and not unloaded:
+        raise ParameterError("buckling t", t, "None about a loaded state (the loads are "
+                             "evaluated at t about the unloaded reference only)")
+    A0 = stiffness_matrix(model, reference, loads=[])
+    if unloaded:
+        model.update_inputs(check_finite("t", 0.0 if t is None else t), 0.0)
+        state = linear_prestress(model, A0, reference)
+    A1 = stiffness_matrix(model, state)
     D = A0.copy()
     D.axpy(-1.0, A1)                                   # A_0 - A_1 (supported rows: zero)
+    if D.norm(PETSc.NormType.INFINITY) == 0.0:
+        for m in (A0, A1, D):
+            m.destroy()
+        raise ParameterError("buckling loads", "no geometric stiffness", "loads that stress "
+                             "the state (a loaded equilibrium, or t where they are not zero)")
     pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm)
     found = sorted(((lam.real, v) for lam, v in pairs
                     if abs(lam.imag) <= 1e-8 * max(1.0, abs(lam.real))),

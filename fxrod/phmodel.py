@@ -18,7 +18,9 @@ with the state ``x = (q, v, sigma, lambda)`` (deviations from the equilibrium)::
 ``M`` the mass (rod and rigid bodies), ``C`` the compliance of the stresses, ``B = d eps(q*)``
 the strain operator, ``G = G_d(d*)`` the orthonormality constraints and ``K_g`` the geometric
 stiffness of the prestress (zero about an unloaded reference): the blocks of the operator
-``A`` of :mod:`fxrod.linear`. Supported dofs are removed, joints eliminated (``w = T w_r``).
+``A`` of :mod:`fxrod.linear` (contact with its full penalty stiffness at the equilibrium,
+rod-rod contact included; contact friction and damping are refused: they linearise to a
+damping ``R`` does not hold). Supported dofs are removed, joints eliminated (``w = T w_r``).
 ``J`` is skew and ``Q^T E = diag(K_g, M, C, 0)`` symmetric: ``dH/dt = -z^T R z + y^T u``
 with the co-energy ``z = Q x`` (``R = 0`` unless a mass-proportional damping ``alpha`` [1/s]
 is asked for). The inputs ``u`` are named end forces [N] and moments [N m] (dead, spatial
@@ -46,8 +48,9 @@ from dolfinx.fem.petsc import assemble_vector
 from petsc4py import PETSc
 
 from fxrod.errors import ParameterError, check_int_min, check_vector
+from fxrod.forms.contact import Contact
 from fxrod.kinematics import angular_velocity, split_q
-from fxrod.linear import check_model, mass_form, modes, stiffness_form, system_matrix
+from fxrod.linear import check_model, mass_form, modes, stiffness_matrix, system_matrix
 
 #: Names of the blocks of the full state, in order.
 BLOCKS = ("q", "v", "sigma", "lambda")
@@ -278,6 +281,14 @@ def input_matrix(model, inputs, state: np.ndarray) -> np.ndarray:
 
 
 def _check_inputs(model, inputs) -> list[Input]:
+    for ext in model.extensions:
+        if isinstance(ext, Contact):
+            for name, value in (("friction", max(ext.mu_a, ext.mu_l)),
+                                ("damping", ext.damping)):
+                if value != 0.0:
+                    raise ParameterError(f"{ext.name}.{name}", value,
+                                         "0 in the PH export (it linearises to a damping "
+                                         "the export does not include in R)")
     inputs = list(inputs)
     if not inputs or not all(isinstance(i, Input) for i in inputs):
         raise ParameterError("inputs", inputs, "a non-empty list of fxrod.phmodel.Input")
@@ -313,15 +324,16 @@ def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHM
     Raises
     ------
     ParameterError
-        Bad inputs, negative damping, an extension with own fields, or a non-symmetric
-        geometric stiffness (follower loads: not port-Hamiltonian).
+        Bad inputs, negative damping, an extension with own fields, contact friction or
+        damping, or a non-symmetric geometric stiffness (follower loads: not
+        port-Hamiltonian).
     """
     inputs = _check_inputs(model, inputs)
     if not (np.isfinite(damping) and damping >= 0.0):
         raise ParameterError("damping", damping, "a mass-proportional damping >= 0 [1/s]")
     check_model(model)
     state = model.w0.x.array.copy()
-    Ap = system_matrix(model, stiffness_form(model), state, diag=1.0)
+    Ap = stiffness_matrix(model, state)
     Ep = system_matrix(model, mass_form(model), state, diag=0.0)
     A, Mfull = _gather_matrix(Ap, model.comm), _gather_matrix(Ep, model.comm)
     Ap.destroy()
