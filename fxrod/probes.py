@@ -283,7 +283,7 @@ class ContactFieldProbe:
         v = ufl.TestFunction(Q)
         self._force = fem.form(ufl.dot(force, split_q(v)[0]) * c.measure(m.ctx))
         self._u = fem.Constant(m.mesh, np.zeros(3))
-        r = c.radius if c.radius is not None else m.rod.section.radius
+        r = c.radius if c.radius is not None else m.rod.section.contact_radius
         rf = fem.Function(fem.functionspace(m.mesh, ("Lagrange", 2)))
         rf.interpolate(lambda x: np.broadcast_to(
             np.asarray(r(x[0]) if callable(r) else r, dtype=float), x[0].shape))

@@ -107,7 +107,7 @@ class Contact(Extension):
         Normal contact damping ``c`` [N s/m^2], >= 0. Default 0 (elastic contact).
     radius : float or callable, optional
         Section radius ``r`` [m] (or ``s -> r``) at which the surface touches; default the
-        rod section's ``radius``.
+        rod section's ``contact_radius`` (its ``radius`` unless given).
     name : str
         Name in the model (default ``"contact"``); prefixes the probe columns.
     quadrature : {"gauss", "nodal"}
@@ -151,10 +151,10 @@ class Contact(Extension):
 
     # ------------------------------------------------------------------ checks
     def bind(self, rod) -> None:
-        """Take the radius from the rod's section; refuse an obstacle that overlaps the rod
-        at t = 0 or a signed distance that is not finite there (checked at the contact
-        quadrature points of the reference)."""
-        r = rod.section.radius if self.radius is None else self.radius
+        """Take the radius from the rod's section (its ``contact_radius``); refuse an
+        obstacle that overlaps the rod at t = 0 or a signed distance that is not finite
+        there (checked at the contact quadrature points of the reference)."""
+        r = rod.section.contact_radius if self.radius is None else self.radius
         if r is None:
             raise ParameterError("contact radius", None,
                                  "given, or a section with a radius (Section.circular)")
