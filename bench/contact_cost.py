@@ -197,8 +197,11 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--contact-sizes", default="100,1000,10000",
                     help="sizes at which the contact mode runs")
     ap.add_argument("--append", action="store_true", help="add the rows to --json")
-    ap.add_argument("--json", default="bench/contact_cost.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
+    if a.append and not a.json:
+        ap.error("--append adds the rows to the --json file: give --json")
     contact_sizes = {int(v) for v in a.contact_sizes.split(",")}
     from petsc4py import PETSc
 
@@ -233,12 +236,13 @@ def main(argv=None) -> list[dict]:
             print(f"{n:>6} contact share {c['share']:.0%} of the step"
                   + (f" (nonlocal terms alone {c['terms_share']:.0%})" if "dolfinx" in by_mode
                      else ""), flush=True)
-    old = []
-    if a.append and os.path.exists(a.json):
-        with open(a.json) as fh:
-            old = json.load(fh)
-    with open(a.json, "w") as fh:
-        json.dump(old + rows, fh, indent=1)
+    if a.json:
+        old = []
+        if a.append and os.path.exists(a.json):
+            with open(a.json) as fh:
+                old = json.load(fh)
+        with open(a.json, "w") as fh:
+            json.dump(old + rows, fh, indent=1)
     return rows
 
 

@@ -76,7 +76,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--n-elements", type=int, default=10)
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--h", type=float, default=0.1)
-    ap.add_argument("--json", default="bench/ensemble.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     r = measure(a.members, a.n_elements, a.steps, a.h)
     print(f"{r['members']} rods x {r['n_elements']} elements x {r['steps']} steps "
@@ -88,8 +89,9 @@ def main(argv=None) -> dict:
           f"factor {r['factor_s']:.2f} s, solve {r['solve_s']:.2f} s, other "
           f"{r['other_s']:.2f} s; {r['newton_its_per_step']:.2f} Newton its/step")
     print(json.dumps(r))
-    with open(a.json, "w") as fh:
-        json.dump(r, fh, indent=1)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(r, fh, indent=1)
     return r
 
 

@@ -22,7 +22,8 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--n-elements", type=int, default=10)
-    ap.add_argument("--json", default="bench/flying_spaghetti.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     setups, steps, totals = [], [], []
     for _ in range(a.repeat):
@@ -43,8 +44,9 @@ def main(argv=None) -> dict:
     print(f"imports {t_import:.2f} s; setup before the first step {out['setup_s']:.3f} s; "
           f"150 steps {out['steps_s']:.3f} s ({1e3 * out['steps_s'] / 150:.2f} ms/step); "
           f"with per-step diagnostics {out['steps_with_diagnostics_s']:.3f} s")
-    with open(a.json, "w") as fh:
-        json.dump(out, fh, indent=1)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(out, fh, indent=1)
     return out
 
 

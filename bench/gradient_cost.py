@@ -90,7 +90,8 @@ def measure(make, repeat: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", default="bench/gradient_cost.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     args = ap.parse_args()
     rows = {name: measure(make, args.repeat) for name, make in PROBLEMS.items()}
     print(f"{'problem':34s} {'steps':>5s} {'params':>6s} {'forward s':>10s} "
@@ -98,9 +99,10 @@ def main() -> None:
     for name, r in rows.items():
         print(f"{name:34s} {r['steps']:5d} {r['parameters']:6d} {r['forward_s']:10.3f} "
               f"{r['gradient_s']:10.3f} {r['ratio']:6.2f}")
-    with open(args.json, "w") as f:
-        json.dump(rows, f, indent=2)
-    print(f"wrote {args.json}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

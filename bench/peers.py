@@ -231,7 +231,8 @@ def main(argv=None) -> dict:
                     help="fxrod's rows only (re-measure them without the long peer runs)")
     ap.add_argument("--only", choices=("cantilever", "ancf"),
                     help="one comparison; its rows replace those in the --json file")
-    ap.add_argument("--json", default="bench/peers.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
@@ -244,7 +245,7 @@ def main(argv=None) -> dict:
     _print(out)
     out["t_end"] = t_end
     out["quick"] = a.quick
-    if not a.quick:
+    if a.json and not a.quick:
         if a.only and os.path.exists(a.json):  # keep the other comparison's rows
             with open(a.json) as fh:
                 old = json.load(fh)

@@ -53,7 +53,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--steps", type=int, default=10_000, help="free-flight steps")
     ap.add_argument("--block", type=int, default=1000, help="steps per table row")
     ap.add_argument("--n-elements", type=int, default=10)
-    ap.add_argument("--json", default="bench/soak.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     h = 0.1
     rows = []
@@ -118,8 +119,9 @@ def main(argv=None) -> dict:
     print(f"RSS growth from the first to the last block {100 * out['rss_growth']:+.2f} %; "
           f"ms/step first/last block {out['ms_per_step_first_block']:.2f} / "
           f"{out['ms_per_step_last_block']:.2f}; H spread {out['H_relative_spread']:.1e}")
-    with open(a.json, "w") as fh:
-        json.dump(out, fh, indent=1)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(out, fh, indent=1)
     return out
 
 

@@ -120,7 +120,8 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--unoptimised", action="store_true",
                     help="DOLFINx assembly, plain predictor, MUMPS auto scaling")
     ap.add_argument("--linear-solver", default=None, choices=("mumps", "chain"))
-    ap.add_argument("--json", default="bench/step_cost.json")
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     kw = {} if a.lag is None else {"jacobian_lag": a.lag}
     if a.linear_solver is not None:
@@ -157,7 +158,7 @@ def main(argv=None) -> list[dict]:
         pairs = zip(rows[:-1], rows[1:], strict=True)
         say("growth exponents: " + ", ".join(growth(a, b) for a, b in pairs)
             + (f"; overall {growth(rows[0], rows[-1])}" if len(rows) > 2 else ""))
-    if rank0:
+    if rank0 and a.json:
         with open(a.json, "w") as fh:
             json.dump(rows, fh, indent=1)
     return rows

@@ -51,7 +51,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=8)
     ap.add_argument("--t-end", type=float, default=0.1)
-    ap.add_argument("--json", default=str(ROOT / "bench" / "sweep_efficiency.json"))
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         run(1, 1, a.t_end, Path(tmp) / "warm")      # JIT-compile the forms once
@@ -65,8 +66,9 @@ def main() -> None:
         print(f"{r['ranks']:5d} {r['points']:6d} {r['sweep_s']:10.2f} "
               f"{r['sweep_efficiency']:6.2f} {r['process_s']:12.2f} "
               f"{r['process_efficiency']:6.2f} {r['busy']:6.2f}")
-    Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")
-    print(f"wrote {a.json}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")
+        print(f"wrote {a.json}")
 
 
 if __name__ == "__main__":

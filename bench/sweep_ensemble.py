@@ -56,7 +56,8 @@ def main() -> None:
     ap.add_argument("--n-elements", type=int, default=10)
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--h", type=float, default=0.1)
-    ap.add_argument("--json", default=str(ROOT / "bench" / "sweep_ensemble.json"))
+    ap.add_argument("--json", default=None,
+                    help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args()
     p = plan(a.points, a.n_elements, a.t_end, a.h)
     rows, tables = [], {}
@@ -81,8 +82,9 @@ def main() -> None:
     for r in rows:
         print(f"{r['ensemble']:10d} {r['points']:6d} {r['sweep_s']:10.2f} "
               f"{r['per_point_s']:14.4f} {r['speedup']:9.1f} {r['max_rel_diff']:13.1e}")
-    Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")
-    print(f"wrote {a.json}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")
+        print(f"wrote {a.json}")
 
 
 if __name__ == "__main__":

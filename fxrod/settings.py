@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass, field
 
 from fxrod.errors import ParameterError, check_positive
@@ -21,6 +22,10 @@ LINE_SEARCHES = ("basic", "bt", "l2", "cp", "nleqerr")
 #: Linear solvers accepted by ``linear_solver``.
 LINEAR_SOLVERS = ("auto", "mumps", "chain")
 
+#: Environment variable that sets the default of ``linear_solver`` (one of
+#: :data:`LINEAR_SOLVERS`; unset or empty: ``"auto"``).
+LINEAR_SOLVER_ENV = "FXROD_LINEAR_SOLVER"
+
 #: fxrod's MUMPS defaults: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here than the default),
 #: ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the paper's; MUMPS's
 #: iterative scaling costs a third of each factorisation, see bench/step_cost.py). Serial runs
@@ -28,6 +33,24 @@ LINEAR_SOLVERS = ("auto", "mumps", "chain")
 #: factorisation without scaling failed on the stiff 45-degree bend (E = 1e7, load steps of
 #: 75) where the serial one succeeds (:meth:`SolverSettings.icntl`).
 MUMPS_DEFAULTS: dict[int, int] = {7: 6, 8: 0}
+
+
+def default_linear_solver() -> str:
+    """The default ``linear_solver``: the environment variable :data:`LINEAR_SOLVER_ENV`
+    if set and not empty, else ``"auto"``; read when a :class:`SolverSettings` is created.
+
+    Raises
+    ------
+    ParameterError
+        When the variable holds anything but one of :data:`LINEAR_SOLVERS`.
+    """
+    value = os.environ.get(LINEAR_SOLVER_ENV, "")
+    if value == "":
+        return "auto"
+    if value not in LINEAR_SOLVERS:
+        raise ParameterError(f"environment variable {LINEAR_SOLVER_ENV}", value,
+                             f"one of {LINEAR_SOLVERS}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -91,7 +114,11 @@ class SolverSettings:
         joints) without rod-rod contact, zero-compliance stresses included (saddle-point
         variant); otherwise, or on a singular block, MUMPS with a warning. ``"auto"``: the
         chain solver where it applies, MUMPS elsewhere (without a warning). The two give the
-        same Newton iterates to round-off (tests/test_chain.py). Default ``"auto"``.
+        same Newton iterates to round-off (tests/test_chain.py). Default ``"auto"``, or the
+        value of the environment variable ``FXROD_LINEAR_SOLVER`` (``mumps``, ``chain`` or
+        ``auto``; read when the object is created, e.g. ``FXROD_LINEAR_SOLVER=mumps`` runs
+        every default-settings solve on MUMPS; any other non-empty value raises
+        :class:`fxrod.errors.ParameterError`). An explicit ``linear_solver`` wins.
     mumps_icntl : dict of int to int
         MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's
         automatic scaling. Default: none.
@@ -120,7 +147,7 @@ class SolverSettings:
     predictor: str = "extrapolate"
     fast_assembly: bool = True
     fast_residual: bool = True
-    linear_solver: str = "auto"
+    linear_solver: str = field(default_factory=default_linear_solver)
     mumps_icntl: dict[int, int] = field(default_factory=dict)
     malloc_tuning: bool = True
     adaptive: bool = False

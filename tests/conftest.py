@@ -16,6 +16,13 @@ from fxrod.data import reference_path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``exactness`` marker (pyproject.toml registers the others)."""
+    config.addinivalue_line(
+        "markers", "exactness: conservation and exactness to round-off or to the Newton "
+        "tolerance (tests/roundoff.py); CI runs them again with FXROD_LINEAR_SOLVER=mumps")
+
+
 def mpirun_cmd() -> list[str]:
     """The mpirun of the venv (mpich wheel), falling back to PATH."""
     cand = Path(sys.executable).parent / "mpirun"

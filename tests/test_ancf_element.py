@@ -22,6 +22,7 @@ from fxrod.ancf.benchmarks import (
 )
 from fxrod.ancf.element import hermite_shape
 from fxrod.errors import ParameterError
+from tests.claims import assert_claim
 
 
 # ------------------------------------------------------------------ independent numpy element
@@ -139,7 +140,7 @@ def test_r1_exudyn_table(n_elements: int) -> None:
     """R1: tip (u_x, u_y) equals the Exudyn/prototype table of §A5 (10 decimals, so 5e-11 of
     rounding) to 1e-10 m; measured 4.5e-11 m at most."""
     u = r1_tip_displacement(n_elements)
-    np.testing.assert_allclose(u, R1_TABLE[n_elements], rtol=0, atol=1e-10)
+    assert_claim("ancf-r1", u - R1_TABLE[n_elements], 1e-10)
 
 
 def test_r1_converges_to_exudyn_converged_value() -> None:
@@ -163,7 +164,7 @@ def test_r4_half_circle() -> None:
     (-0.00098, 1.272925) disagrees with that closed form; see fxrod.ancf.benchmarks.
     """
     L = 2.0
-    np.testing.assert_allclose(half_circle_tip(32), [0.0, 2 * L / np.pi], rtol=0, atol=2e-6)
+    assert_claim("ancf-r4", half_circle_tip(32) - [0.0, 2 * L / np.pi], 2e-6)
     exact2 = green_half_circle_tip(L=L, b=0.1)
     assert exact2 == pytest.approx([-0.0082076, 1.2705766], abs=1e-7)
     np.testing.assert_allclose(half_circle_tip(32, strain="green"), exact2, rtol=0, atol=2e-6)

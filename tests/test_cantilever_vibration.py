@@ -12,6 +12,7 @@ from fxrod.cases import CASES
 from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.integrators import Integrator
 from fxrod.simulation import Simulation
+from tests.claims import assert_claim
 
 H_DATA = 0.0918609815584
 
@@ -36,8 +37,8 @@ def test_energy_constant_after_pulse(elastic):
     H = elastic.column("H")
     after = H[t >= 0.05 - 1e-12]
     # measured: constant to 7.6e-14 relative, 5.8e-6 from the data, residual 2e-15 J
-    assert np.ptp(after) <= 2e-13 * after[0]
-    assert abs(after[0] - H_DATA) <= 1.5e-5 * H_DATA
+    assert_claim("cv-H-constant", np.ptp(after) / after[0], 2e-13)
+    assert_claim("cv-H-data", after[0] / H_DATA - 1.0, 1.5e-5)
     res = elastic.column("energy_residual")
     assert np.all(np.abs(res) <= 1e-14 * np.maximum(1.0, H))
 
@@ -45,8 +46,8 @@ def test_energy_constant_after_pulse(elastic):
 def test_constraints_and_strain_consistency(elastic):
     # full Newton to atol 1e-13: measured |g| 1.7e-15 (data: <= 3e-15), consistency 2.9e-14
     g = np.c_[[elastic.column(f"mid_g_{i}") for i in range(1, 7)]]
-    assert np.max(np.abs(g)) <= 5e-15
-    assert np.max(elastic.column("constraint_max")) <= 5e-14   # all nodes: 2.3e-14
+    assert_claim("cv-g-mid", g, 5e-15)
+    assert_claim("cv-g-full-newton", elastic.column("constraint_max"), 5e-14)   # all nodes
     cons = np.c_[[elastic.column(c) for c in ("Gamma_1", "Gamma_2", "Gamma_3",
                                               "K_1", "K_2", "K_3")]]
     assert np.max(cons) <= 1e-13
@@ -58,15 +59,17 @@ def test_tip_vs_paper_data(elastic, ref_dir):
         rows = list(csv.DictReader(fh))
     data = {round(float(r["time"]), 6): r for r in rows}
     # measured tip errors 2.7e-6, 2.1e-6, 2.0e-5 m; velocity errors 5.6e-4, 4.5e-4, 4.8e-3 m/s
-    for ts, tol in ((0.05, 6e-6), (0.15, 6e-6), (0.3, 4e-5)):
+    errors = []
+    for ts in (0.05, 0.15, 0.3):
         r = _at(elastic, ts)
         d = data[ts]
         ours = np.array([r["tip_1"], r["tip_2"], r["tip_3"]])
         theirs = np.array([float(d[f"tip_position_I_{i}"]) for i in (1, 2, 3)])
-        assert np.max(np.abs(ours - theirs)) <= tol, (ts, ours, theirs)
+        errors.append(np.max(np.abs(ours - theirs)))
         V = np.array([r[f"tipvel_B_{i}"] for i in (1, 2, 3)])
         Vd = np.array([float(d[f"tip_velocity_B_{i}"]) for i in (1, 2, 3)])
         assert np.max(np.abs(V - Vd)) <= 1e-2, (ts, V, Vd)
+    assert_claim("cv-tip", errors, [6e-6, 6e-6, 4e-5])
 
 
 def test_large_step_runs():

@@ -16,22 +16,24 @@ import pytest
 
 from fxrod.cases import CASES
 from fxrod.cases import capstan as case
+from tests.claims import assert_claim
 
 
-def _check(result, rel: float) -> None:
-    for i, (mu, theta) in enumerate(case.PAIRS):
-        assert result.summary[f"ratio_{i}"] == pytest.approx(np.exp(mu * theta), rel=rel)
+def _errors(result) -> list[float]:
+    """T_out/T_in against exp(mu theta), relative, for each pair."""
+    return [result.summary[f"ratio_{i}"] / np.exp(mu * theta) - 1.0
+            for i, (mu, theta) in enumerate(case.PAIRS)]
 
 
 def test_capstan_quick_within_one_percent():
     """The issue asks 1 %; measured +0.055 % and -0.002 % (asserted 1.5e-3)."""
-    _check(CASES["capstan"].run(None, quick=True), 1.5e-3)
+    assert_claim("capstan-quick", _errors(CASES["capstan"].run(None, quick=True)), 1.5e-3)
 
 
 @pytest.mark.slow
 def test_capstan_full_within_one_percent():
     """Measured +0.021 % and +0.022 % (asserted 6e-4)."""
-    _check(CASES["capstan"].run(None), 6e-4)
+    assert_claim("capstan-full", _errors(CASES["capstan"].run(None)), 6e-4)
 
 
 def test_regularised_friction_at_the_regularisation_velocity():

@@ -37,6 +37,7 @@ from fxrod.model import RodModel
 from fxrod.pointload import PointLoad
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
+from tests.claims import assert_claim, assert_printed
 
 #: Column: EI = 1 about d1 (the weak axis), 2 about d2, L = 1 (inextensible, unshearable).
 COLUMN = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.0, k_b1=1.0,
@@ -61,7 +62,8 @@ def test_deep_arch_limit_load():
     cont = _arch_path(64)
     (lim,) = cont.critical
     assert lim.event == "limit"
-    assert lim.lam == pytest.approx(deep_arch.PUBLISHED_LIMIT, abs=0.005)  # 8.972475
+    assert_printed("arch-limit", lim.lam)                               # 8.972475
+    assert_claim("arch-vs-published", lim.lam - deep_arch.PUBLISHED_LIMIT, 0.005)
     before = [p for p in cont.path if p.lam < lim.lam and p.s < lim.s]
     assert all(p.index == 0 for p in before) and lim.index == 1
     assert cont.path[-1].lam < lim.lam                   # past the top of the path
@@ -109,7 +111,7 @@ def test_euler_column_bifurcation_and_elastica():
     (bif,) = cont.critical
     p_cr = math.pi**2 / 4.0
     assert bif.event == "bifurcation"
-    assert bif.lam / p_cr - 1.0 == pytest.approx(0.0, abs=1.5e-6)    # 5.8e-7
+    assert_claim("cont-euler", bif.lam / p_cr - 1.0, 1.5e-6)    # 5.8e-7
     trivial = [p for p in cont.path if p.s < bif.s]
     assert all(p.index == 0 for p in trivial) and bif.index == 1
     branch = [p for p in cont.path if p.s > bif.s]
@@ -119,8 +121,8 @@ def test_euler_column_bifurcation_and_elastica():
         delta, height = _elastica(p.lam)
         u = p.displacements["tip"]
         assert abs(u[0]) < 1e-12                                     # in the weak plane
-        assert abs(u[1]) == pytest.approx(delta, abs=1.5e-5)         # 5e-6
-        assert 1.0 + u[2] == pytest.approx(height, abs=1e-4)         # 5e-5
+        assert_claim("cont-elastica", abs(u[1]) - delta, 1.5e-5)              # 5e-6
+        assert_claim("cont-elastica-height", 1.0 + u[2] - height, 1e-4)       # 5e-5
 
 
 def test_branch_sign_picks_the_other_side():

@@ -52,6 +52,7 @@ from fxrod.obstacles import Sphere
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
 from fxrod.structure import Structure
+from tests.claims import assert_claim
 from tests.conftest import run_mpi
 
 R = 0.01                                   # rod radius [m]
@@ -107,7 +108,7 @@ def _sphere_force(contact):
 def _agree(rows, stepped, scale: float) -> None:
     for (lam, d1, f1), (d2, f2) in zip(rows, stepped, strict=True):
         for k in d1:
-            assert np.max(np.abs(d1[k] - d2[k])) <= 1e-8 * scale, (lam, k)
+            assert_claim("contact-path-stepping", (d1[k] - d2[k]) / scale, 1e-8)
         assert abs(f1 - f2) <= 1e-8 * max(abs(f1), 1e-30) + 1e-14, lam
 
 
@@ -130,7 +131,8 @@ def test_cantilever_pressed_on_a_sphere():
         F_ref = (P * lam * C_AL - GAP) / (C_AA + 1.0 / K_T)
         # the theory's error is relative to the deflection P lambda c_aL (the gap's share
         # of it is exact): the scale of the force error is that of a gapless prop
-        assert abs(F - F_ref) <= 1e-5 * P * lam * C_AL / (C_AA + 1.0 / K_T)   # 4.8e-6
+        scale = P * lam * C_AL / (C_AA + 1.0 / K_T)
+        assert_claim("contact-path-force", (F - F_ref) / scale, 1e-5)    # 4.8e-6
         assert d["tip"][2] == pytest.approx(-(P * lam * C_LL - F_ref * C_AL), rel=1e-5)
     m2, c2 = _propped()
     stepped = _stepped(m2, [r[0] for r in rows], points, _sphere_force(c2))
@@ -186,7 +188,7 @@ def test_crossing_rods():
     assert len(touching) >= 5 and all(r[2] == 0.0 for r in rows if r[0] < lam_c)
     for lam, d, F in touching:
         F_ref = (P2 * lam * c_u - gap) / (c_u + c_l + 1.0 / k)
-        assert F == pytest.approx(F_ref, rel=1e-5)                      # 1.4e-6
+        assert_claim("contact-path-force", F / F_ref - 1.0, 1e-5)     # 1.4e-6
         # the clamped-clamped beam stiffens by stretching, relative order (w/R)^2 = 5.6e-5
         assert d["mid"][2] == pytest.approx(-F_ref * c_l, rel=3e-5)     # 1.2e-5
     m2, c2 = _crossing(gap, P2, k)

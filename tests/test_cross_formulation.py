@@ -13,6 +13,7 @@ from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
+from tests.claims import assert_claim
 
 
 def cosserat_r1_tip(n_elements: int, constraints) -> np.ndarray:
@@ -34,7 +35,7 @@ def test_ancf_and_cosserat_agree_on_r1():
     ancf = r1_tip_displacement(16)
     # Kirchhoff (inextensible, shear-rigid) Cosserat rod: the cross-check (<= 1e-3)
     kirchhoff = cosserat_r1_tip(16, ("kirchhoff",))
-    assert np.max(np.abs(kirchhoff - ancf)) <= 1e-3, (kirchhoff, ancf)
+    assert_claim("xf-kirchhoff", kirchhoff - ancf, 1e-3)
     # The inextensible elastica value of theory §A5 (6 digits; n_e = 16 is still 5e-6 off,
     # n_e = 32 converges to it)
     assert cosserat_r1_tip(32, ("kirchhoff",)) == pytest.approx([-0.508840, -1.206507],
@@ -42,4 +43,4 @@ def test_ancf_and_cosserat_agree_on_r1():
     # Shear-rigid but extensible Cosserat rod = the same physics as ANCF option (1)
     # measured 6.2e-6 (Kirchhoff: 7.3e-4, the inextensibility)
     extensible = cosserat_r1_tip(16, ("shear_rigid",))
-    assert np.max(np.abs(extensible - ancf)) <= 1.5e-5, (extensible, ancf)
+    assert_claim("xf-extensible", extensible - ancf, 1.5e-5)

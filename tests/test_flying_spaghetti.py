@@ -14,6 +14,7 @@ from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.integrators import Integrator
 from fxrod.settings import SolverSettings
 from fxrod.simulation import Simulation
+from tests.claims import assert_claim, assert_printed
 
 H_STEP = 0.1
 
@@ -47,8 +48,8 @@ def test_energy_balance_every_step(run15):
     <= 5.0e-11, <= 1e-13 of H); after the load H is constant to 2.7e-12 relative."""
     res = run15.column("energy_residual")[1:]
     H = run15.column("H")[1:]
-    assert np.all(np.abs(res) <= 1e-10)
-    assert np.all(np.abs(res) <= 2e-13 * np.maximum(1.0, H))
+    assert_claim("fs-balance-modified", res, 1e-10)
+    assert_claim("fs-balance-modified-rel", res / np.maximum(1.0, H), 2e-13)
     # after unloading H is constant
     t = run15.column("t")
     after = H[t[1:] >= 5.0]
@@ -62,19 +63,16 @@ def test_linear_momentum(run15):
     t = run15.column("t")
     p = np.c_[run15.column("p_1"), run15.column("p_2"), run15.column("p_3")]
     load = t <= 2.5
-    assert np.max(np.abs(p[load, 0] - p1_exact(t[load]))) <= 1e-12
-    assert np.max(np.abs(p - np.c_[p1_exact(t), 0 * t, 0 * t])) <= 3e-12
-    free = t >= 5.0 - 1e-12
-    assert np.max(np.abs(p[free] - [50.0, 0.0, 0.0])) <= 3e-12
+    assert_claim("fs-p-loaded", p[load, 0] - p1_exact(t[load]), 1e-12)
+    assert_claim("fs-p", p - np.c_[p1_exact(t), 0 * t, 0 * t], 3e-12)
 
 
 def test_centre_of_mass(run15):
     """r_1(t) of (75) plus the exact midpoint deviation (4.1.2): measured 2.3e-13 (r_2, r_3:
     5e-14)."""
     t = run15.column("t")
-    assert np.max(np.abs(run15.column("com_1") - com1_discrete(t))) <= 1e-12
-    assert np.max(np.abs(run15.column("com_2"))) <= 1e-12
-    assert np.max(np.abs(run15.column("com_3") - 4.0)) <= 1e-12
+    com = np.c_[run15.column("com_1"), run15.column("com_2"), run15.column("com_3")]
+    assert_claim("fs-com", com - np.c_[com1_discrete(t), 0 * t, 0 * t + 4.0], 1e-12)
 
 
 def test_angular_momentum_conserved_and_matches_data(run15):
@@ -82,39 +80,45 @@ def test_angular_momentum_conserved_and_matches_data(run15):
     J = np.c_[run15.column("J_1"), run15.column("J_2"), run15.column("J_3")]
     free = J[t >= 5.0 - 1e-12]
     # measured 1.2e-12 relative after the load, 4.1e-7 relative from the data at t = 15
-    assert np.max(np.abs(free - free[0])) <= 3e-12 * np.linalg.norm(free[0])
+    assert_claim("fs-J-conserved", (free - free[0]) / np.linalg.norm(free[0]), 3e-12)
     data = np.array([-0.0555822262936, 524.671105292604, 274.488892743556])
-    assert np.linalg.norm(J[-1] - data) <= 1e-6 * np.linalg.norm(data)
+    assert_claim("fs-J-data", np.linalg.norm(J[-1] - data) / np.linalg.norm(data), 1e-6)
 
 
 def test_orthonormality(run15):
     """Modified Newton: the nodal |g| drifts by ~atol-sized Newton residuals per step
     (2.1e-12 after 150 steps)."""
-    assert np.max(run15.column("constraint_max")) <= 5e-12
+    assert_claim("fs-g-modified", run15.column("constraint_max"), 5e-12)
 
 
-def test_full_newton_balance_at_paper_level():
+def test_full_newton_balance_at_paper_level(ref_dir):
     """Full Newton (jacobian_lag=1), atol 1e-11: the paper's data show an energy balance
-    violation <= ~2e-12 per step (theory §4.1 item 3); we get 2.4e-12, nodal |g| at
-    round-off (9.4e-16) and the strain consistency (54) at 3.4e-13."""
+    violation of 1.8e-12 per step at most (their column power_balance, theory §4.1 item 3);
+    we get 2.4e-12, nodal |g| at round-off (9.4e-16) and the strain consistency (54) at
+    3.4e-13."""
+    path = (ref_dir / "kinon2026/results/example_01_flying_spaghetti"
+            / "ex01_flyingspaghetti_results.csv")
+    with open(path) as fh:
+        data = [float(r["power_balance"]) for r in csv.DictReader(fh)]
+    assert_printed("fs-balance-data", np.max(np.abs(data)))
     sim = Simulation(flying_spaghetti(10).integrator(jacobian_lag=1))
     sim.run(15.0)
-    assert np.max(np.abs(sim.column("energy_residual"))) <= 5e-12
-    assert np.max(sim.column("constraint_max")) <= 3e-15
-    assert np.max(StrainConsistency(sim.model).norms()) <= 1e-12
+    assert_claim("fs-balance-full", sim.column("energy_residual"), 5e-12)
+    assert_claim("fs-g-full", sim.column("constraint_max"), 3e-15)
+    assert_claim("fs-strain-full", StrainConsistency(sim.model).norms(), 1e-12)
 
 
 def test_mixed_strains_consistent(run15):
     # Pi_DG1(Gamma(q) - Gamma0) = C_N N and Pi_DG1 K(q) = C_M M (theory §2.3, eq. 54);
     # modified Newton leaves atol-sized residuals: measured 3.9e-12 at t = 15
-    assert np.max(StrainConsistency(run15.model).norms()) <= 1e-11
+    assert_claim("fs-strain-modified", StrainConsistency(run15.model).norms(), 1e-11)
 
 
 def test_energy_vs_authors_data(run15, ref_dir):
     """The data's total_energy differs by -1.0e-2, -4.6e-5, -3.1e-6, -3.1e-6 relative at
-    t = 0.1, 2.5, 5, 15 (README 'Energy vs data'); asserted at 1.2x those sizes so that a
-    change is noticed. The first-step kinetic energy of the data is 2.4 % below ours, while
-    the angular momentum after the first step agrees to 3.4e-8 relative."""
+    t = 0.1, 2.5, 5, 15 (README 'Energy vs data'), asserted to those printed digits. The
+    first-step kinetic energy of the data is 2.4 % below ours, while the angular momentum
+    after the first step agrees to 3.4e-8 relative."""
     path = (ref_dir / "kinon2026/results/example_01_flying_spaghetti"
             / "ex01_flyingspaghetti_results.csv")
     with open(path) as fh:
@@ -122,16 +126,16 @@ def test_energy_vs_authors_data(run15, ref_dir):
     data = {round(float(r["time"]), 6): float(r["total_energy"]) for r in rows}
     t = run15.column("t")
     H = run15.column("H")
-    for ts, tol in ((0.1, 1.2e-2), (2.5, 5.5e-5), (5.0, 3.7e-6), (15.0, 3.7e-6)):
-        i = int(np.argmin(np.abs(t - ts)))
-        assert abs(H[i] - data[ts]) <= tol * data[ts], (ts, H[i], data[ts])
+    rel = [H[i] / data[ts] - 1.0 for ts in (0.1, 2.5, 5.0, 15.0)
+           for i in [int(np.argmin(np.abs(t - ts)))]]
+    assert_printed("fs-H-data", rel)
     first = {k: float(v) for k, v in rows[1].items()}
     assert first["time"] == pytest.approx(0.1) and t[1] == pytest.approx(0.1)
     T_ours = run15.column("kinetic")[1]
-    assert 0.0 < T_ours / first["kinetic_energy"] - 1.0 <= 2.5e-2
+    assert_printed("fs-T1-data", T_ours / first["kinetic_energy"] - 1.0)
     L_data = np.array([first[f"L_{k}"] for k in (1, 2, 3)])
     J1 = np.array([run15.column(f"J_{k}")[1] for k in (1, 2, 3)])
-    assert np.linalg.norm(J1 - L_data) <= 1e-7 * np.linalg.norm(L_data)
+    assert_claim("fs-J1-data", np.linalg.norm(J1 - L_data) / np.linalg.norm(L_data), 1e-7)
 
 
 def _loaded_end_at(h: float, t_end: float = 5.0):
@@ -152,8 +156,8 @@ def test_time_convergence_order_two():
         ev.append(np.linalg.norm(v - v_ref) / np.linalg.norm(v_ref))
     px = np.log2(np.array(ex[:-1]) / np.array(ex[1:]))
     pv = np.log2(np.array(ev[:-1]) / np.array(ev[1:]))
-    assert np.all(px >= 1.9), (ex, px)
-    assert np.all(pv >= 1.9), (ev, pv)
+    print("orders (position, velocity):", px, pv)
+    assert_printed("fs-order", np.r_[px, pv], 0.1)
 
 
 @pytest.mark.slow
@@ -188,10 +192,11 @@ def test_time_convergence_paper_table():
     def orders(e, k):
         return np.array([np.log(e[a][k] / e[b][k]) / np.log(a / b) for a, b in pairs])
 
-    for k in (0, 1):                                   # position, velocity
+    spread = [np.ptp(orders(paper, k)) for k in (0, 1)]    # position, velocity
+    assert_printed("fs-paper-order-spread", spread)
+    for k in (0, 1):
         p_ours, p_paper = orders(ours, k), orders(paper, k)
-        tol = np.ptp(p_paper)                          # 0.028 (position), 0.161 (velocity)
-        assert np.all(np.abs(p_ours - p_paper) <= tol), (k, p_ours, p_paper, tol)
+        assert np.all(np.abs(p_ours - p_paper) <= spread[k]), (k, p_ours, p_paper)
         assert np.all(p_ours >= 1.9), (k, p_ours)
 
 
@@ -210,13 +215,13 @@ def test_large_step_robustness():
     H = sim.column("H")
     assert np.all(np.abs(sim.column("energy_residual")) <= 1e-14 * np.maximum(1, H))
     free = sim.column("t") >= 5.0
-    assert np.ptp(H[free]) <= 1e-15 * H[free][0]
+    assert_claim("fs-large-H", np.ptp(H[free]) / H[free][0], 1e-15)
     p = np.c_[sim.column("p_1"), sim.column("p_2"), sim.column("p_3")]
-    assert np.max(np.abs(p[free] - [50.0, 0.0, 0.0])) <= 1e-12
+    assert_claim("fs-large-p", p[free] - [50.0, 0.0, 0.0], 1e-12)
     J = np.c_[sim.column("J_1"), sim.column("J_2"), sim.column("J_3")][free]
-    assert np.max(np.abs(J - J[0])) <= 1e-13 * np.linalg.norm(J[0])
-    assert np.max(sim.column("constraint_max")) <= 4e-15
-    assert np.max(sim.column("newton_its")) <= 25
+    assert_claim("fs-large-J", (J - J[0]) / np.linalg.norm(J[0]), 1e-13)
+    assert_claim("fs-large-g", sim.column("constraint_max"), 4e-15)
+    assert_claim("fs-large-iterations", sim.column("newton_its"), 25)
 
 
 def test_large_step_fails_without_line_search_retry():
@@ -226,8 +231,9 @@ def test_large_step_fails_without_line_search_retry():
 
     integ = Integrator(flying_spaghetti(10).model, 2.5,
                        SolverSettings(atol=1e-10, rtol=1e-14, max_it=50, retry_linesearch=None))
-    with pytest.raises(ConvergenceError, match="t = 7.5"):
+    with pytest.raises(ConvergenceError) as failed:
         integ.advance_to(15.0)
+    assert_printed("fs-large-no-retry", failed.value.t)
 
 
 def _rotation(axis, angle):
@@ -247,7 +253,8 @@ def test_objectivity():
         out.append(q)
     q0, q1 = out
     for k in range(4):
-        assert np.max(np.abs(q1[:, 3 * k:3 * k + 3] - q0[:, 3 * k:3 * k + 3] @ Q.T)) <= 1e-9
+        assert_claim("fs-objectivity", q1[:, 3 * k:3 * k + 3] - q0[:, 3 * k:3 * k + 3] @ Q.T,
+                     1e-9)
 
 
 def test_rigid_translation():

@@ -35,6 +35,7 @@ from fxrod.linear import buckling, modes
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
+from tests.claims import assert_claim
 
 STEEL = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
 SEC = dataclasses.replace(STEEL, M11=0.0, M22=0.0)        # Euler-Bernoulli: no rotary inertia
@@ -63,7 +64,7 @@ def test_cantilever_five_bending_frequencies_and_effective_masses():
     mass rhoA L / 4 (measured 6.5e-8 .. 2.1e-4, order 4)."""
     m = modes(RodModel(_rod(SEC, 32), [], [Clamp("0")], quasistatic=True), 10)
     exact = np.repeat(BETA_L**2 * np.sqrt(SEC.k_b1 / SEC.rhoA), 2)
-    assert np.all(np.abs(m.omega / exact - 1.0) <= 1e-4)
+    assert_claim("modes-bending", m.omega / exact - 1.0, 1e-4)
     assert m.frequency == pytest.approx(m.omega / (2 * np.pi), rel=1e-14)
     s = (np.cosh(BETA_L) + np.cos(BETA_L)) / (np.sinh(BETA_L) + np.sin(BETA_L))
     fraction = (2.0 * s / BETA_L) ** 2
@@ -103,6 +104,7 @@ def test_torsion_and_axial_modes():
     wa = (2 * n - 1) * np.pi / 2 * np.sqrt(sec.k_e / sec.rhoA)
     exact = np.sort(np.concatenate([wt, wa]))[:5]
     assert np.all(np.abs(m.omega / exact - 1.0) <= [1e-8, 1e-8, 1e-6, 1e-6, 5e-6])
+    assert_claim("modes-torsion", m.omega / exact - 1.0, 5e-6)
     torsion, axial = [0, 2, 4], [1, 3]                      # the order asserted above
     ea = m.effective_mass[axial, 0] / (8 / ((2 * n[:2] - 1) * np.pi) ** 2 * sec.rhoA) - 1.0
     et = m.effective_mass[torsion, 3] / (8 / ((2 * n - 1) * np.pi) ** 2 * (sec.M11 + sec.M22)) - 1.0
@@ -126,6 +128,7 @@ def test_thick_rod_against_timoshenko():
     z = _in_plane_z(m)[:4]
     exact = np.array([_timoshenko(sec, n * np.pi) for n in range(1, 5)])
     assert np.all(np.abs(m.omega[z] / exact - 1.0) <= [1e-6, 1e-5, 3e-5, 1e-4])
+    assert_claim("modes-timoshenko", m.omega[z] / exact - 1.0, 1e-4)
 
 
 def test_free_free_rigid_modes_then_bending():
@@ -136,9 +139,10 @@ def test_free_free_rigid_modes_then_bending():
     spin about the axis keeps a mass, the bending frequencies stay Euler-Bernoulli's."""
     sec = dataclasses.replace(SEC, M11=1e-6 * STEEL.M11, M22=1e-6 * STEEL.M22)
     m = modes(RodModel(_rod(sec, 32), [], [], quasistatic=True), 12, centre=(0.5, 0, 0))
-    assert np.all(m.omega[:6] == 0.0)
+    assert_claim("modes-rigid", m.omega[:6], 0.0)
     exact = np.repeat(BETA_FREE**2 * np.sqrt(sec.k_b1 / sec.rhoA), 2)
     assert np.all(np.abs(m.omega[6:] / exact - 1.0) <= np.repeat([2e-6, 2e-5, 1e-4], 2))
+    assert_claim("modes-free-bending", m.omega[6:8] / exact[:2] - 1.0, 2e-6)
     rigid = m.effective_mass[:6].sum(axis=0)
     assert rigid[:3] == pytest.approx(sec.rhoA, rel=1e-10)
     assert rigid[4:] == pytest.approx(sec.rhoA / 12.0 + np.array([sec.M22, sec.M11]),
@@ -167,6 +171,7 @@ def test_prestressed_string(radius):
     e = T / sec.k_e
     exact = np.sqrt((sec.k_b1 * k**4 / (1 + e) ** 2 + T * k**2 / (1 + e)) / sec.rhoA)
     assert np.all(np.abs(m.omega[z] / exact - 1.0) <= [1e-6, 5e-6, 3e-5, 1e-4])
+    assert_claim("modes-string", m.omega[z[0]] / exact[0] - 1.0, 1e-6)
     string = k[0] * np.sqrt(T / (sec.rhoA * (1 + e)))
     gap = m.omega[z[0]] / string - 1.0
     assert gap == pytest.approx(sec.k_b1 * k[0] ** 2 / (2 * T), rel=0.02)
@@ -183,7 +188,7 @@ def test_euler_column_buckling():
     Integrator(model, 1.0).step()
     b = buckling(model, 4)
     p_cr = np.pi**2 * STEEL.k_b1 / 4.0
-    assert b.factor[:2] * P == pytest.approx([p_cr, p_cr], rel=1.5e-6)
+    assert_claim("buckling-euler", b.factor[:2] * P / p_cr - 1.0, 1.5e-6)
     assert b.factor[2:4] * P == pytest.approx([9 * p_cr, 9 * p_cr], rel=1e-3)
     tip = b.shapes[0][int(np.argmax(model.space.Q.tabulate_dof_coordinates()[:, 0]))]
     assert np.linalg.norm(tip[1:3]) > 0.5                    # the tip moves sideways most

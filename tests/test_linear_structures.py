@@ -36,6 +36,7 @@ from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
 from fxrod.structure import Structure
+from tests.claims import assert_claim
 from tests.conftest import l_frame_with_body
 
 STEEL = Section.circular(radius=0.005, E=2e11, rho=7850.0, nu=0.3)
@@ -129,6 +130,7 @@ def test_free_ring_in_and_out_of_plane():
     elastic = m.omega[6:]
     err = np.abs(elastic / exact - 1.0)
     assert np.all(err <= np.repeat([4.5e-6, 6e-6, 3.4e-5, 4e-5], 2)), err
+    assert_claim("modes-ring", err, 4e-5)
     normal = [np.abs(s[:, 2]).max() / np.abs(s[:, 0:3]).max() for s in m.shapes[6:]]
     assert np.allclose(normal, [1, 1, 0, 0, 1, 1, 0, 0], atol=1e-9)   # z: out of plane
 
@@ -154,6 +156,7 @@ def test_l_frame_with_tip_body_against_euler_bernoulli_frame():
                    bodies=[(tuple(tip), mass, c, J)])[:4]
     err = np.abs(m.omega / ref - 1.0)
     assert np.all(err <= [1e-6, 1.1e-6, 9e-6, 8e-6]), err
+    assert_claim("modes-l-frame", err, 9e-6)
     without = eb_frame([((0, 0, 0), (0, 0, a)), ((0, 0, a), tuple(tip))], SEC, 60)[:4]
     assert np.all(np.abs(without / ref - 1.0) > 0.3)       # the body matters
 

@@ -21,6 +21,7 @@ from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
+from tests.claims import assert_claim
 
 N_E = 32
 
@@ -55,3 +56,4 @@ def test_ancf_and_cosserat_frequencies_of_the_deformed_r1_cantilever():
     assert tip == pytest.approx(beam.tip() - np.array([R1_L, 0.0]), abs=1e-6)
     cosserat = _in_plane(modes(model, 12))[:5]
     assert np.all(np.abs(cosserat / ancf - 1.0) <= [2.5e-6, 5e-6, 7.5e-7, 1.9e-5, 2.6e-5])
+    assert_claim("modes-ancf-cosserat", cosserat / ancf - 1.0, 2.6e-5)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from fxrod.cases import plectoneme as case
+from tests.claims import assert_claim
 
 
 def run(**options):
@@ -22,7 +23,7 @@ def test_straight_branch_torque_slope():
     residual is the slowly damped torsional vibration of the start."""
     res = run(turns=3.0, h=0.01)
     s, sim = res.summary, res.sim
-    assert abs(s["slope"] / s["slope_ref"] - 1.0) <= 2e-3
+    assert_claim("plect-straight", s["slope"] / s["slope_ref"] - 1.0, 2e-3)
     d = sim.column("min_distance")
     assert np.min(d) >= d[0] - 1e-12           # straight: stretched by T, never closer
     assert np.max(np.abs(sim.column("contact_energy"))) == 0.0
@@ -51,10 +52,11 @@ def test_plectoneme_with_and_without_self_contact():
         assert s["torque_max"] > 2.0 * np.sqrt(case.B * case.TENSION)
         assert np.min(sim.column("tip_3")) < 0.5 * case.LENGTH
         work = np.max(np.abs(sim.column("support_work")))
-        assert np.max(np.abs(sim.column("energy_residual"))) <= 1e-12 * work
+        assert_claim("plect-balance", sim.column("energy_residual") / work, 1e-12)
         if contact:
-            assert s["min_distance"] >= 2 * case.RADIUS * (1 - 0.05)
-            assert s["plateau_spread"] <= 0.15
+            overlap = max(0.0, 1.0 - s["min_distance"] / (2 * case.RADIUS))
+            assert_claim("plect-overlap", overlap, 0.05)
+            assert_claim("plect-plateau", s["plateau_spread"], 0.15)
             assert s["plateau_torque"] <= 0.7 * s["torque_max"]
             assert np.max(sim.column("contact_energy")) > 0.0
             assert sim.column("tip_3")[-1] < 0.5 * case.LENGTH      # the plectoneme holds
