@@ -6,7 +6,7 @@
 #                                    newest releases in .venv-latest, drift + default tier
 #   ./fxrod.sh lock                  re-resolve uv.lock to the newest releases (then test)
 #   ./fxrod.sh docs [--out DIR]      build the documentation site into docs/_build/html (-W)
-#   ./fxrod.sh run|list|plot|view|info ...   the fxrod CLI inside the venv
+#   ./fxrod.sh run|list|plot|view|info|sweep|modes|phmodel|--version ...   the fxrod CLI
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cmd="${1:-help}"
@@ -37,10 +37,10 @@ case "$cmd" in
       [ "$rc" -eq 0 ] && rc=$r
     done
     exit "$rc" ;;
-  run|list|plot|view|info|sweep|docs)
+  run|list|plot|view|info|sweep|modes|phmodel|docs|--version)
     bash "$here/scripts/bootstrap.sh"
     exec "$here/.venv/bin/python" -m fxrod "$cmd" "$@" ;;
   help|-h|--help)
     sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "fxrod.sh: unknown command '$cmd' (try: demo, test, bootstrap, lock, docs, run, list, plot, view, info)" >&2; exit 2 ;;
+  *) echo "fxrod.sh: unknown command '$cmd' (try: demo, test, bootstrap, lock, docs, run, list, plot, view, info, sweep, modes, phmodel, --version)" >&2; exit 2 ;;
 esac

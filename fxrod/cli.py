@@ -255,6 +255,7 @@ def cmd_phmodel(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="fxrod", description="Geometrically exact rods with "
                        "FEniCSx (mixed PH Cosserat, ANCF, Hamel FVI).")
+    ap.add_argument("--version", action="version", version=f"fxrod {fxrod.__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the cases (demos)").set_defaults(func=cmd_list)
     r = sub.add_parser("run", help="run a demo: fxrod run flying-spaghetti --out DIR "

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+import fxrod
+from fxrod.cli import build_parser
 from fxrod.io import read_csv
 from tests.conftest import ROOT, assert_picture
 
@@ -198,3 +201,16 @@ def test_plot_of_a_load_path(tmp_path):
                delimiter=",", header="lambda,arc_length,index,p_u1,p_u2", comments="")
     assert main(["plot", str(path)]) == 0
     assert_picture(tmp_path / "x_path_plot.png")
+
+
+def test_version_and_the_front_door_passes_every_command():
+    """``fxrod --version`` prints the package version; ``./fxrod.sh`` hands every command of
+    the CLI through to it (issue 40, item 6)."""
+    assert fxrod_cli("--version").stdout.strip() == f"fxrod {fxrod.__version__}"
+    parser = build_parser()
+    [sub] = [a for a in parser._actions if a.dest == "command"]
+    script = (ROOT / "fxrod.sh").read_text()
+    passed = re.search(r"^\s+([\w|-]+)\)\n\s+bash .*bootstrap.sh\"\n\s+exec .*-m fxrod",
+                       script, re.M)
+    assert passed, "fxrod.sh: no line passing commands to the CLI"
+    assert set(sub.choices) <= set(passed[1].split("|")), set(sub.choices)
