@@ -18,7 +18,7 @@ function of the same shape (UFL differentiates only with respect to functions) w
 sensitivities are summed. Memory: the states of every ``checkpoint_every``-th step are kept,
 the others recomputed segment by segment in the backward sweep.
 
-Terms outside UFL (rod-rod contact, :func:`fxrod.newton.nonlocal_terms`) add their Jacobian
+Terms outside UFL (rod-rod contact, the model's ``nonlocal_terms``) add their Jacobian
 blocks to ``A_n`` as in the forward Newton solves. Their derivative in ``w_n`` is zero with
 the end-point evaluation (statics: the force of the state at ``t_{n+1}``); with the midpoint
 evaluation their discrete gradient is symmetric in the two states (``G(x_n, x_{n+1}) =
@@ -46,11 +46,11 @@ import ufl
 from dolfinx import fem, la
 from dolfinx.fem.petsc import assemble_matrix
 from mpi4py import MPI
-from petsc4py import PETSc
 
+from fxrod import mumps
 from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
 from fxrod.loads import Load
-from fxrod.newton import global_bc_dofs, nonlocal_terms, snes_reason_name
+from fxrod.newton import global_bc_dofs, snes_reason_name
 
 
 # ---------------------------------------------------------------------- parameters
@@ -68,6 +68,11 @@ class Parameter:
         """The Constants (or coefficient Functions, fields along s) of the residual the
         parameter acts through."""
         return []
+
+    def writes(self) -> list:
+        """What :meth:`set` writes (keys compared between parameters: two parameters that
+        write the same thing would overwrite each other). Default: the Constants."""
+        return [id(c) for c in self.constants()]
 
     @property
     def names(self) -> list[str]:
@@ -476,6 +481,10 @@ class InputHistory(Parameter):
     def constants(self) -> list[fem.Constant]:
         return [self.constant]
 
+    def writes(self) -> list:
+        """The input function it installs (actuators of one extension share a Constant)."""
+        return [(id(self.obj), self.attr)]
+
     def gradient(self, sens: Sensitivities) -> np.ndarray:
         g = np.zeros((self.knots.size, self.width))
         for n, t in enumerate(sens.t_eval):
@@ -503,6 +512,10 @@ class InitialVelocity(Parameter):
 
     def set(self, values) -> None:
         self.values = self._checked(values, self.n_owned)
+
+    def writes(self) -> list:
+        """The model's initial velocity."""
+        return [(id(self.model.v0), "v0")]
 
     def start(self, model) -> None:
         model.v0.x.array[: self.n_owned] = self.values
@@ -640,6 +653,14 @@ class Adjoint:
             raise ParameterError("objective", objective, "a fxrod.adjoint.Objective")
         if not parameters or not all(isinstance(p, Parameter) for p in parameters):
             raise ParameterError("parameters", parameters, "a non-empty list of Parameters")
+        owner: dict = {}
+        for p in parameters:   # two parameters writing one input would overwrite each other
+            for key in p.writes():
+                other = owner.setdefault(key, p)
+                if other is not p:
+                    raise ParameterError("parameters", f"{other.name} and {p.name}",
+                                         "parameters that set different inputs (these two "
+                                         "set the same one)")
         self.integrator, self.model = integrator, m
         self.t_end = check_positive("t_end", t_end)
         self.objective, self.parameters = objective, list(parameters)
@@ -680,13 +701,9 @@ class Adjoint:
             self._dc[c] = (cf, fem.form(form), shape)
         self.A = assemble_matrix(self._a, bcs=m.bcs)
         self.A.assemble()
-        self.terms = nonlocal_terms(m.w)
+        self.terms = list(m.nonlocal_terms)
         self._skip = global_bc_dofs(m.w, m.bcs)
-        self.ksp = PETSc.KSP().create(m.comm)
-        self.ksp.setType("preonly")
-        pc = self.ksp.getPC()
-        pc.setType("lu")
-        pc.setFactorSolverType("mumps")
+        self.direct = mumps.DirectSolver(m.comm, self.integrator.settings.icntl(m.comm.size))
         self._b, self._x = self.A.createVecRight(), self.A.createVecRight()
 
     def _assemble_dual(self, form, n_owned: int) -> np.ndarray:
@@ -773,8 +790,7 @@ class Adjoint:
         """Solve step n again from the state in the model (w0, v0) (checkpoint recompute)."""
         m, it, rec = self.model, self.integrator, self.record
         h, t = rec.h[n], rec.t[n]
-        m.h.value = h
-        m.update_inputs(t, h)
+        m.begin_step(t, h)
         qm = m.space.q_map
         m.w.x.array[:] = m.w0.x.array
         if not m.quasistatic:
@@ -782,17 +798,7 @@ class Adjoint:
         reason, its = it.newton.solve(lag=1)
         if reason <= 0:
             raise ConvergenceError(t, h, snes_reason_name(reason), "adjoint recomputation")
-        self._update_velocity(h)
-        m.w0.x.array[:] = m.w.x.array
-        m.v0.x.array[:] = m.v1.x.array
-
-    def _update_velocity(self, h: float) -> None:
-        m = self.model
-        qm = m.space.q_map
-        if m.quasistatic:
-            m.v1.x.array[:] = 0.0
-        else:
-            m.v1.x.array[:] = 2.0 * (m.w.x.array[qm] - m.w0.x.array[qm]) / h - m.v0.x.array
+        m.finish_step()
 
     def _segment(self, start: int, stop: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """States start..stop (inclusive), recomputed from the checkpoint at ``start``."""
@@ -833,8 +839,7 @@ class Adjoint:
                 if jv is not None:
                     g_v += jv
                 m.w0.x.array[:], m.v0.x.array[:], m.w.x.array[:] = w0, v0, w1
-                m.h.value = h
-                m.update_inputs(rec.t[n], h)
+                m.begin_step(rec.t[n], h)
                 rhs = g_w.copy()
                 if not m.quasistatic:
                     rhs[qo] += 2.0 / h * g_v
@@ -860,9 +865,9 @@ class Adjoint:
         A.assemble()
         for term in self.terms:
             term.add_jacobian(A, self._skip)
-        self.ksp.setOperators(A)
+        self.direct.factor(A)
         self._b.array[:] = rhs
-        self.ksp.solveTranspose(self._b, self._x)
+        self.direct.solve_transpose(self._b, self._x)
         self.lam.x.array[: self.n_owned_w] = self._x.array
         self.lam.x.scatter_forward()
 

@@ -70,6 +70,7 @@ import contextlib
 import numpy as np
 import scipy.linalg
 
+from fxrod import mumps
 from fxrod.fastassembly import build_helper, simd_flags
 
 _C_SOURCE = r"""
@@ -998,7 +999,7 @@ class ChainPC:
         self.fast_jacobian = fast_jacobian
         self.icntl = icntl
         self.quiet = quiet
-        self.mumps_ksp = None
+        self.mumps: mumps.DirectSolver | None = None
         self.reason = None if chain is not None else "not applicable"
         self.out = None
         self.probe = None
@@ -1020,21 +1021,9 @@ class ChainPC:
             self.fast_jacobian.csr = True  # MUMPS needs the assembled matrix from now on
             self.fast_jacobian.assemble(constants=False)
         A, _ = pc.getOperators()
-        if self.mumps_ksp is None:
-            from petsc4py import PETSc
-
-            ksp = PETSc.KSP().create(A.getComm())
-            ksp.setType("preonly")
-            inner = ksp.getPC()
-            inner.setType("lu")
-            inner.setFactorSolverType("mumps")
-            ksp.setOperators(A, A)
-            inner.setFactorSetUpSolverType()
-            for k, v in self.icntl.items():
-                inner.getFactorMatrix().setMumpsIcntl(k, v)
-            self.mumps_ksp = ksp
-        self.mumps_ksp.setOperators(A, A)
-        self.mumps_ksp.setUp()
+        if self.mumps is None:
+            self.mumps = mumps.DirectSolver(A.getComm(), self.icntl, scaled=False)
+        self.mumps.factor(A)
 
     def _check(self) -> None:
         """Solve with a fixed random right-hand side and check the backward error (on the
@@ -1054,15 +1043,12 @@ class ChainPC:
 
     def apply(self, pc, x, y) -> None:
         if self.reason is not None:
-            self.mumps_ksp.solve(x, y)
-            reason = self.mumps_ksp.getConvergedReason()
-            if reason < 0:
-                raise RuntimeError(f"MUMPS failed (KSP reason {reason})")
+            self.mumps.solve(x, y)
             return
         self.chain.solve(x.getArray(readonly=True), self.out)
         y.setArray(self.out)
 
     def destroy(self, pc) -> None:
-        if self.mumps_ksp is not None:
-            self.mumps_ksp.destroy()
-            self.mumps_ksp = None
+        if self.mumps is not None:
+            self.mumps.destroy()
+            self.mumps = None

@@ -18,10 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import fxrod
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from fxrod.modetable import ModeTable
 
 EXIT_USAGE = 2
 
@@ -219,20 +225,210 @@ def cmd_docs(args) -> int:
 
 
 def cmd_modes(args) -> int:
-    """Natural modes of a case about its equilibrium: CSV, PNG and a GIF per mode."""
+    """Natural modes of a case (or of ``path/to/module.py:function``, a user's function
+    returning a RodModel or Problem) about its equilibrium: the frequency table printed
+    and written (``<case>_mode_table.csv``), the modal masses (``<case>_modes.csv``), a
+    PNG with one panel a mode and a GIF per mode (:func:`write_mode_outputs`)."""
     from mpi4py import MPI
 
+    from fxrod.errors import check_int_min
     from fxrod.io import prepare_output_dir
-    from fxrod.modal_output import CASES, write_modes
+    from fxrod.modal_output import CASES, build
 
-    if args.case not in CASES:
-        raise CLIError(f"unknown case {args.case!r} for modes; available: {', '.join(CASES)}")
-    out = prepare_output_dir(args.out, MPI.COMM_WORLD)
-    files = write_modes(args.case, out, args.n_modes, args.n_elements,
-                        pictures=not args.no_pictures)
+    n_modes = check_int_min("n_modes", args.n_modes, 1)
+    if args.n_elements is not None:
+        check_int_min("n_elements", args.n_elements, 1)
+    if is_script(args.case):
+        stem = script_stem(args.case)
+        out = prepare_output_dir(args.out, MPI.COMM_WORLD)
+        model = model_from_script(args.case, MPI.COMM_WORLD, args.n_elements)
+    elif args.case in CASES:
+        stem = args.case.replace("-", "_")
+        out = prepare_output_dir(args.out, MPI.COMM_WORLD)
+        model = build(args.case, MPI.COMM_WORLD, args.n_elements)
+    else:
+        raise CLIError(f"unknown case {args.case!r} for modes; available: {', '.join(CASES)}"
+                       ", or path/to/module.py:function (returning a RodModel or Problem)")
+    table, files = write_mode_outputs(model, stem, out, n_modes,
+                                      pictures=not args.no_pictures)
     if MPI.COMM_WORLD.rank == 0:
+        print(table.format())
         print("wrote " + ", ".join(str(f) for f in files))
     return 0
+
+
+# ------------------------------------------------------------ fxrod modes
+def mode_shapes(model, modes, displacement: float = 0.15, rotation: float = 0.6
+                ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]] | None:
+    """Gathered centrelines and first directors of the equilibrium and of each scaled mode
+    of ``modes`` (:class:`fxrod.linear.Modes`) (rank 0; None elsewhere): ``(x0, d0, xs,
+    ds)`` with ``x0, d0`` ``(n, 3)`` [m], [-] and the lists of ``x0 + a dphi``, ``d1 + a
+    dd1`` (normalised). Each shape is scaled so that its largest displacement is
+    ``displacement`` times the rod length or its largest nodal rotation
+    ``|1/2 sum_k d_k x dd_k|`` is ``rotation`` [rad], whichever is reached first (a torsion
+    mode: the rotation)."""
+    import numpy as np
+
+    from fxrod.modal_output import gathered
+
+    q = model.q_nodal_local()
+    base = gathered(model, q[:, 0:6])
+    shapes = []
+    for s in modes.shapes:
+        rot = 0.5 * sum(np.cross(q[:, 3 + 3 * k:6 + 3 * k], s[:, 3 + 3 * k:6 + 3 * k])
+                        for k in range(3))
+        shapes.append(gathered(model, np.column_stack([s[:, 0:6], rot])))
+    if base is None:
+        return None
+    L = model.structure.length
+    xs, ds = [], []
+    for s in shapes:
+        disp = float(np.max(np.linalg.norm(s[:, 0:3], axis=1)))
+        theta = float(np.max(np.linalg.norm(s[:, 6:9], axis=1)))
+        limits = [displacement * L / disp if disp > 0.0 else np.inf,
+                  rotation / theta if theta > 0.0 else np.inf]
+        a = min(limits) if np.isfinite(min(limits)) else 0.0
+        xs.append(base[:, 0:3] + a * s[:, 0:3])
+        d = base[:, 3:6] + a * s[:, 3:6]
+        ds.append(d / np.linalg.norm(d, axis=1)[:, None])
+    return base[:, 0:3], base[:, 3:6], xs, ds
+
+
+def write_mode_outputs(model, stem: str, out: Path, n_modes: int = 6,
+                       pictures: bool = True, comm=None) -> tuple[ModeTable, list[Path]]:
+    """Compute ``n_modes`` modes of ``model`` about its state and write
+    ``out/<stem>_modes.csv`` (modal masses, participation: :mod:`fxrod.modal_output`),
+    ``out/<stem>_mode_table.csv`` (:data:`fxrod.modetable.COLUMNS`) and, with ``pictures``,
+    ``out/<stem>_modes.png`` (one panel a mode) and ``out/<stem>_mode<k>.gif``
+    (:mod:`fxrod.modetable`).
+
+    Returns
+    -------
+    (ModeTable, list of Path)
+        The table and the written files (rank 0; empty elsewhere).
+    """
+    import numpy as np
+
+    from fxrod.errors import check_int_min
+    from fxrod.linear import modes as compute_modes
+    from fxrod.modal_output import write_table
+    from fxrod.modetable import mode_table
+
+    n_modes = check_int_min("n_modes", n_modes, 1)
+    comm = model.comm if comm is None else comm
+    m = compute_modes(model, n_modes)
+    table = mode_table(model, m)
+    files = [write_table(m, out / f"{stem}_modes.csv", comm),
+             table.write_csv(out / f"{stem}_mode_table.csv", comm)]
+    if pictures:
+        frames = mode_shapes(model, m)
+        if comm.rank == 0:
+            from fxrod import viz
+
+            x0, d0, xs, ds = frames
+            titles = [f"mode {k + 1}: f = {f:.4g} Hz ({kind})"
+                      for k, (f, kind) in enumerate(zip(table.frequency, table.types,
+                                                        strict=True))]
+            files.append(viz.mode_figure(x0, xs, titles, out / f"{stem}_modes.png",
+                                         d0=d0, directors=ds))
+            phase = np.sin(np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False))
+            for k, x in enumerate(xs):
+                label = f"mode {k + 1}, f = {table.frequency[k]:.4g} Hz"
+                files.append(viz.animation([x0 + p * (x - x0) for p in phase], phase,
+                                           out / f"{stem}_mode{k + 1}.gif",
+                                           labels=[label] * len(phase)))
+    return table, (files if comm.rank == 0 else [])
+
+
+# ------------------------------------------------------------ user scripts
+def is_script(spec: str) -> bool:
+    """Whether ``spec`` names a function of a Python file, ``path/to/module.py:function``."""
+    path, sep, func = spec.rpartition(":")
+    return bool(sep) and path.endswith(".py") and func.isidentifier()
+
+
+def load_function(spec: str) -> Callable:
+    """The function ``function`` of the file ``path/to/module.py`` named by
+    ``spec = "path/to/module.py:function"``.
+
+    Raises
+    ------
+    ParameterError
+        When the file does not exist, cannot be imported, or has no such function.
+    """
+    from fxrod.errors import ParameterError
+
+    path, _, func = spec.rpartition(":")
+    if not is_script(spec):
+        raise ParameterError("case", spec, "a case name or path/to/module.py:function")
+    file = Path(path)
+    if not file.is_file():
+        raise ParameterError("case", spec, f"an existing Python file ({file} not found)")
+    import importlib.util
+
+    name = f"fxrod_user_{file.stem}"
+    mod_spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(mod_spec)
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as err:  # noqa: BLE001  (the user's code: reported in one line)
+        raise ParameterError("case", spec, f"an importable file ({type(err).__name__}: "
+                             f"{err})") from None
+    fn = getattr(module, func, None)
+    if not callable(fn):
+        raise ParameterError("case", spec, f"a function {func!r} defined in {file}")
+    return fn
+
+
+def model_from_script(spec: str, comm=None, n_elements: int | None = None):
+    """The model of a user's function ``path/to/module.py:function`` at its equilibrium.
+
+    The function is called with the keywords ``comm`` and ``n_elements`` that it accepts
+    (``n_elements`` only when given). It returns a :class:`fxrod.model.RodModel`, used in
+    its state, or a :class:`fxrod.problem.Problem`: a quasi-static one is load-stepped from
+    its state to ``t_end`` with its own settings (the equilibrium under the full load, as
+    the built-in ``cantilever-deflected`` case), a dynamic one is used in its initial
+    state.
+
+    Raises
+    ------
+    ParameterError
+        For a function that cannot be loaded (:func:`load_function`), that does not take
+        ``n_elements`` when given, or that returns something else.
+    """
+    import inspect
+
+    from mpi4py import MPI
+
+    from fxrod.errors import ParameterError, check_int_min
+    from fxrod.model import RodModel
+    from fxrod.problem import Problem
+
+    fn = load_function(spec)
+    params = inspect.signature(fn).parameters
+    kwargs = {}
+    if "comm" in params:
+        kwargs["comm"] = MPI.COMM_WORLD if comm is None else comm
+    if n_elements is not None:
+        if "n_elements" not in params:
+            raise ParameterError("n_elements", n_elements, f"not given: {spec} takes no "
+                                 "n_elements keyword")
+        kwargs["n_elements"] = check_int_min("n_elements", n_elements, 1)
+    made = fn(**kwargs)
+    if isinstance(made, Problem):
+        if made.model.quasistatic:
+            made.integrator().advance_to(made.t_end)
+        return made.model
+    if isinstance(made, RodModel):
+        return made
+    raise ParameterError("case", spec, "a function returning a fxrod RodModel or Problem "
+                         f"(it returned {type(made).__name__})")
+
+
+def script_stem(spec: str) -> str:
+    """Base name of the files of ``path/to/module.py:function``: ``module_function``."""
+    path, _, func = spec.rpartition(":")
+    return f"{Path(path).stem}_{func}"
 
 
 def cmd_phmodel(args) -> int:
@@ -322,10 +518,13 @@ def build_parser() -> argparse.ArgumentParser:
     mo = sub.add_parser("modes", help="natural modes of a case about its equilibrium: "
                         "CSV, PNG of the first shapes, GIF per mode")
     mo.add_argument("case", help="flying-spaghetti, cantilever-vibration, "
-                    "cantilever-deflected or soft-arm")
+                    "cantilever-deflected, soft-arm, or path/to/module.py:function "
+                    "(a function returning a RodModel or Problem; a quasi-static Problem "
+                    "is loaded to t_end first)")
     mo.add_argument("--out", default="results/modes")
-    mo.add_argument("--n-modes", type=int, default=6)
-    mo.add_argument("--n-elements", type=int, default=None)
+    mo.add_argument("--n-modes", type=int, default=6, help="number of modes, >= 1")
+    mo.add_argument("--n-elements", type=int, default=None,
+                    help="elements (>= 1; a script's function must take n_elements)")
     mo.add_argument("--no-pictures", action="store_true")
     mo.set_defaults(func=cmd_modes)
     ph = sub.add_parser("phmodel", help="linear port-Hamiltonian model of a case about its "

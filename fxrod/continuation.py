@@ -45,7 +45,7 @@ Contact. Frictionless penalty contact is conservative: with the end-point evalua
 residual is the exact gradient of ``k/2 <-g>^2`` at the point, its tangent symmetric, and a
 point on the path does not depend on the previous one. Contact with a rigid obstacle is part
 of the UFL residual; rod-rod contact (outside UFL) adds its rows and blocks through the hooks
-of :func:`fxrod.newton.register_nonlocal`, as in the Newton solvers. An obstacle may move
+of the model (``model.nonlocal_terms``), as in the Newton solvers. An obstacle may move
 with the load factor (``u(lambda)``, a prescribed displacement that drives the path). The
 penalty's stiffness jumps where a contact opens or closes: Newton still converges there (the
 residual is continuous), and a step that does not is halved. Friction and contact damping
@@ -54,7 +54,6 @@ depend on the increment (the path, not the point) and are refused.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -65,15 +64,15 @@ from dolfinx.fem.petsc import assemble_matrix, assemble_vector, create_matrix
 from mpi4py import MPI
 from petsc4py import PETSc
 
-from fxrod import jit
+from fxrod import jit, mumps
 from fxrod.errors import ConvergenceError, ParameterError, check_finite, check_positive
 from fxrod.forms.contact import Contact
 from fxrod.io import CSVWriter
-from fxrod.newton import global_bc_dofs, nonlocal_terms, set_mumps_icntl
+from fxrod.newton import global_bc_dofs
+from fxrod.settings import SolverSettings
 
 #: Codes of the ``event`` column: a regular point, a located limit point, a bifurcation.
 EVENTS = {"point": 0, "limit": 1, "bifurcation": 2}
-_PREFIX = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -154,10 +153,10 @@ class ArcLengthSettings:
 
 def _set_inputs(model, lam: float) -> None:
     """The model's inputs at the load factor ``lam``, set as for a quasi-static step of
-    length ``h = 1`` ending at ``lam`` (the model's ``h``): the loads at ``lam``, a moving
-    obstacle at ``u(lam)`` (and ``u(lam - 1)`` at the start of the step, which the
-    end-point evaluation of frictionless, undamped contact does not use)."""
-    model.update_inputs(lam - 1.0, 1.0)
+    length ``h = 1`` ending at ``lam`` (:meth:`fxrod.model.RodModel.begin_step`): the loads
+    at ``lam``, a moving obstacle at ``u(lam)`` (and ``u(lam - 1)`` at the start of the step,
+    which the end-point evaluation of frictionless, undamped contact does not use)."""
+    model.begin_step(lam - 1.0, 1.0)
 
 
 class TangentSolver:
@@ -168,18 +167,19 @@ class TangentSolver:
     its Dirichlet rows and columns set to the identity, and :meth:`solve` and
     :meth:`critical_mode` return prolongations ``T x_r`` of the reduced solutions.
 
-    Terms outside UFL registered against ``model.w`` (rod-rod contact,
-    :func:`fxrod.newton.register_nonlocal`) add their rows to the residual and their blocks
-    to the tangent after the UFL assembly, as in the Newton solvers (their pattern may grow:
-    MUMPS then analyses the matrix again).
+    The model's terms outside UFL (rod-rod contact, ``model.nonlocal_terms``) add their rows
+    to the residual and their blocks to the tangent after the UFL assembly, as in the Newton
+    solvers (their pattern may grow: MUMPS then analyses the matrix again).
 
     Parameters
     ----------
     model : RodModel
         A quasi-static model with the end-point evaluation.
+    icntl : dict of int to int
+        MUMPS ICNTL values (:meth:`fxrod.settings.SolverSettings.icntl`).
     """
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, icntl: dict[int, int]) -> None:
         self.model = model
         self.F, self.J = jit.forms([model.F, ufl.derivative(model.F, model.w)])
         self.A = create_matrix(self.J)
@@ -188,7 +188,7 @@ class TangentSolver:
         bc_dofs = [bc.dof_indices()[0] for bc in model.bcs]
         bc_all = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, np.int64)
         self.bc_owned = bc_all[bc_all < self.n_owned]
-        self.terms = nonlocal_terms(model.w)
+        self.terms = list(model.nonlocal_terms)
         # rows and columns the terms leave out: the Dirichlet dofs of the full tangent (the
         # reduced one has its own Dirichlet rows, set after the product T^T A T)
         self.skip = (global_bc_dofs(model.w, model.bcs) if model.reduction is None
@@ -210,12 +210,7 @@ class TangentSolver:
             red.restrict(self.D.array, self.D_r)
         # negative eigenvalues of the tangent of a stable equilibrium (module docstring)
         self.offset = model.comm.allreduce(int(sig.size + mult.size), op=MPI.SUM)
-        self.ksp = PETSc.KSP().create(model.comm)
-        self.ksp.setOptionsPrefix(f"fxrodtan{next(_PREFIX)}_")
-        self.ksp.setType(PETSc.KSP.Type.PREONLY)
-        pc = self.ksp.getPC()
-        pc.setType(PETSc.PC.Type.CHOLESKY)
-        pc.setFactorSolverType("mumps")
+        self.direct = mumps.DirectSolver(model.comm, icntl, factor="ldlt")
         self._checked = False
         self._b = self.A.createVecLeft()
 
@@ -230,12 +225,24 @@ class TangentSolver:
         return b
 
     def load_derivative(self, lam: float) -> PETSc.Vec:
-        """``dR/dlambda`` by a central difference (exact for loads quadratic in lambda)."""
+        """``dR/dlambda`` by a central difference, or at ``lambda < d`` (inputs may be
+        defined for ``lambda >= 0`` only: an actuator's input table) the one-sided
+        ``(-3 R(lambda) + 4 R(lambda + d) - R(lambda + 2 d)) / (2 d)``; both are exact for
+        loads quadratic in lambda."""
         d = 1e-4 * max(1.0, abs(lam))
-        rp, rm = self.residual(lam + d), self.residual(lam - d)
-        rp.axpy(-1.0, rm)
-        rp.scale(0.5 / d)
-        rm.destroy()
+        if lam - d >= 0.0:
+            rp, rm = self.residual(lam + d), self.residual(lam - d)
+            rp.axpy(-1.0, rm)
+            rp.scale(0.5 / d)
+            rm.destroy()
+        else:
+            r0, r1, rp = self.residual(lam), self.residual(lam + d), self.residual(lam + 2 * d)
+            rp.scale(-1.0)
+            rp.axpy(4.0, r1)
+            rp.axpy(-3.0, r0)
+            rp.scale(0.5 / d)
+            for v in (r0, r1):
+                v.destroy()
         _set_inputs(self.model, lam)
         return rp
 
@@ -282,32 +289,12 @@ class TangentSolver:
                                      "arc-length continuation")
             A.setOption(PETSc.Mat.Option.SYMMETRIC, True)
             A.setOption(PETSc.Mat.Option.SPD, False)
-            self.ksp.setOperators(A)
-            pc = self.ksp.getPC()
-            pc.setFactorSetUpSolverType()
-            # 13: inertia counted on the root node too; 7: the ordering of fxrod's Newton
-            # solver; 14: room for delayed (2x2) pivots
-            self._icntl = {13: 1, 7: 6, 14: 100}
-            set_mumps_icntl(pc, self._icntl)
             self._checked = True
-        for _ in range(4):   # delayed pivots of an indefinite matrix can need more memory
-            try:
-                self.ksp.setUp()
-            except PETSc.Error:
-                pass                                 # reported by INFOG(1) below
-            # the factor after setUp: a grown pattern (contact pairs) makes a new one
-            F = self.ksp.getPC().getFactorMatrix()
-            info = F.getMumpsInfog(1)
-            if info not in (-8, -9):
-                break
-            self._icntl[14] *= 2
-            set_mumps_icntl(self.ksp.getPC(), self._icntl)
-            A.scale(-1.0)                            # (exactly) the same matrix in a new
-            A.scale(-1.0)                            # state: factorised again
-        if info < 0:
-            raise ConvergenceError(math.nan, math.nan, f"MUMPS factorisation failed "
-                                   f"(INFOG(1) = {info})")
-        return int(F.getMumpsInfog(12)) - self.offset
+        try:
+            self.direct.factor(A)
+        except RuntimeError as err:
+            raise ConvergenceError(math.nan, math.nan, str(err)) from None
+        return self.direct.negative_eigenvalues() - self.offset
 
     def _add_terms(self, A: PETSc.Mat) -> None:
         """Add the blocks of the registered non-local terms to the assembled ``A``."""
@@ -320,7 +307,7 @@ class TangentSolver:
             rhs.copy(self._b)
             self._b.pointwiseMult(self._b, self.D)
             x = self.A.createVecRight()
-            self.ksp.solve(self._b, x)
+            self.direct.solve(self._b, x)
             return x
         T = self.red.T
         b = T.createVecRight()
@@ -328,7 +315,7 @@ class TangentSolver:
         b.array[self.bc_red] = 0.0
         b.pointwiseMult(b, self.D_r)
         xr = T.createVecRight()
-        self.ksp.solve(b, xr)
+        self.direct.solve(b, xr)
         x = T.createVecLeft()
         T.mult(xr, x)
         for v in (b, xr):
@@ -346,7 +333,7 @@ class TangentSolver:
         y = x.duplicate()
         for _ in range(iterations):
             x.scale(1.0 / x.norm())
-            self.ksp.solve(x, y)
+            self.direct.solve(x, y)
             y.copy(x)
         x.scale(1.0 / x.norm())
         if self.red is None:
@@ -407,6 +394,8 @@ class Continuation:
         default the tip, ``model.tip_coordinate``).
     lam0 : float
         Load factor of the start. Default 0.
+    solver : SolverSettings, optional
+        The linear solver's options (MUMPS ICNTL values), as in the model's load stepping.
 
     Raises
     ------
@@ -415,15 +404,23 @@ class Continuation:
     """
 
     def __init__(self, model, settings: ArcLengthSettings | None = None,
-                 points: Mapping[str, float] | None = None, lam0: float = 0.0) -> None:
+                 points: Mapping[str, float] | None = None, lam0: float = 0.0,
+                 solver: SolverSettings | None = None) -> None:
         settings = ArcLengthSettings() if settings is None else settings
         if not isinstance(settings, ArcLengthSettings):
             raise ParameterError("settings", settings, "a fxrod.continuation.ArcLengthSettings")
+        solver = SolverSettings() if solver is None else solver
+        if not isinstance(solver, SolverSettings):
+            raise ParameterError("solver", solver, "a fxrod.SolverSettings")
         if not model.quasistatic or float(model.theta.value) != 1.0:
             raise ParameterError("model", "dynamic or midpoint evaluation",
                                  "quasi-static with evaluation='endpoint'")
         if any(getattr(s, "motion", None) is not None for s in model.supports):
             raise ParameterError("supports", "a moving clamp", "fixed supports")
+        if any(ext.dissipative for ext in model.extensions):
+            raise ParameterError("extensions", [e.name for e in model.extensions],
+                                 "none that dissipate (drag, damping: a path-dependent, "
+                                 "non-symmetric law) in the arc-length continuation")
         if any(ext.fields() for ext in model.extensions):
             raise ParameterError("extensions", [e.name for e in model.extensions],
                                  "none with own (history) fields")
@@ -443,8 +440,8 @@ class Continuation:
         for name, s in self.points.items():
             if not 0.0 <= check_finite(f"points[{name!r}]", s) <= length:
                 raise ParameterError(f"points[{name!r}]", s, f"in [0, {length:g}] m")
-        model.h.value = 1.0
-        self.linear = TangentSolver(model)
+        _set_inputs(model, lam0)
+        self.linear = TangentSolver(model, solver.icntl(model.comm.size))
         n = self.linear.n_owned
         qmap = np.asarray(model.space.q_map)
         qmap = qmap[qmap < n].reshape(-1, 12)

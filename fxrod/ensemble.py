@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import ufl
 from dolfinx import fem
+from mpi4py import MPI
 
 from fxrod.bcs import Support
 from fxrod.errors import ParameterError
@@ -87,6 +88,25 @@ class MemberScaledLoad(Load):
     @property
     def constants(self) -> dict[str, fem.Constant]:
         return self.template.constants
+
+    @property
+    def force(self):
+        """The template's force [N or N/m] (a function of t, or None); setting it sets the
+        template's (e.g. :class:`fxrod.adjoint.InputHistory` installing its history)."""
+        return self.template.force
+
+    @force.setter
+    def force(self, f) -> None:
+        self.template.force = f
+
+    @property
+    def moment(self):
+        """The template's moment [N m or N m/m] (a function of t, or None); settable."""
+        return self.template.moment
+
+    @moment.setter
+    def moment(self, f) -> None:
+        self.template.moment = f
 
     def power(self, ctx, w_phi, w_d):
         # the template's density with the per-member factor (loads._ForceMoment._density)
@@ -161,10 +181,12 @@ class Ensemble:
         # the members' P2 nodes: member of each, and each member's end "L" node
         x = m.space.Q.tabulate_dof_coordinates()[:, 0]
         self._member_of_node, _ = st.locate(x)
-        tip_x = np.array([st.coordinate(k, "L") for k in range(a.size)])
-        self._tip_nodes = np.array(
-            [np.flatnonzero(np.isclose(x, xt, rtol=0.0, atol=1e-9 * st.extent))[0]
-             for xt in tip_x])
+        # each member's end "L" node among this rank's owned nodes (on one rank of a run on
+        # several: the tips are summed over the ranks)
+        owned = x[:m.space.Q.dofmap.index_map.size_local]
+        self._tip_nodes = [np.flatnonzero(np.isclose(owned, st.coordinate(k, "L"), rtol=0.0,
+                                                     atol=1e-9 * st.extent))
+                           for k in range(a.size)]
         self._energy = None
 
     @property
@@ -174,11 +196,14 @@ class Ensemble:
 
     def integrator(self, h: float, settings: SolverSettings | None = None) -> Integrator:
         """The stepper of all members with step ``h`` [s]; ``settings`` default to the
-        chain solver with fxrod's other defaults. On the chain solver's fast path each
-        member's Newton iteration is judged on its own rows, as in a run of its own
+        chain solver (MUMPS on several ranks) with fxrod's other defaults. On the chain
+        solver's fast path each member's Newton iteration is judged on its own rows, as in a
+        run of its own
         (:meth:`fxrod.fastnewton.FastNewtonSolver.converge_per_group`)."""
-        integ = Integrator(self.model, h, SolverSettings(linear_solver="chain")
-                           if settings is None else settings)
+        if settings is None:   # the chain solver runs serially; MUMPS on several ranks
+            serial = self.model.comm.size == 1
+            settings = SolverSettings(linear_solver="chain" if serial else "mumps")
+        integ = Integrator(self.model, h, settings)
         per_group = getattr(integ.newton, "converge_per_group", None)
         if per_group is not None and integ.newton.active:
             per_group(self.dof_members())
@@ -205,13 +230,18 @@ class Ensemble:
         return x[self._member_of_node == k] - self.structure.offsets[k]
 
     def tips(self) -> np.ndarray:
-        """Centreline positions at s = L of every member (N, 3) [m] at t_n."""
-        return self.model.q_nodal_local()[self._tip_nodes, :3].copy()
+        """Centreline positions at s = L of every member (N, 3) [m] at t_n (on every rank)."""
+        q = self.model.q_nodal_local()
+        out = np.zeros((self.size, 3))
+        for k, node in enumerate(self._tip_nodes):
+            if node.size:
+                out[k] = q[node[0], :3]
+        return self.model.comm.allreduce(out, op=MPI.SUM)
 
     def energies(self) -> np.ndarray:
         """Kinetic plus complementary (stored elastic) energy of every member (N,) [J] at
-        t_n: the ledger's energy densities tested with the members' cell indicators (one
-        vector assembly)."""
+        t_n (on every rank): the ledger's energy densities tested with the members' cell
+        indicators (one vector assembly)."""
         m = self.model
         if self._energy is None:
             D = fem.functionspace(m.mesh, ("DG", 0))
@@ -225,4 +255,6 @@ class Ensemble:
             self._energy = (form, self.structure.locate(mid)[0])
         form, member = self._energy
         per_cell = fem.assemble_vector(form).array
-        return np.bincount(member, weights=per_cell, minlength=self.size)
+        n_own = m.mesh.topology.index_map(1).size_local     # the owned cells' rows
+        local = np.bincount(member[:n_own], weights=per_cell[:n_own], minlength=self.size)
+        return self.model.comm.allreduce(local, op=MPI.SUM)

@@ -64,14 +64,14 @@ class FastNewtonSolver(NewtonSolver):
 
     Parameters
     ----------
-    F, w, bcs, settings, J
+    F, w, bcs, settings, J, terms
         As :class:`fxrod.newton.NewtonSolver`; ``settings.linear_solver`` should be
         ``"chain"`` (otherwise, or when the chain solver or the fast residual is not in
         use, every solve goes through SNES).
     """
 
-    def __init__(self, F, w, bcs: list, settings: SolverSettings, J=None) -> None:
-        super().__init__(F, w, bcs, settings, J=J)
+    def __init__(self, F, w, bcs: list, settings: SolverSettings, J=None, terms=()) -> None:
+        super().__init__(F, w, bcs, settings, J=J, terms=terms)
         #: fast solves run (``solve`` without SNES), and solves handed to SNES
         self.fast_solves = 0
         self.snes_solves = 0

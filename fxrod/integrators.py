@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxrod import backends
+from fxrod.backends import Capabilities
 from fxrod.errors import ConvergenceError, ParameterError, check_positive
 from fxrod.fastnewton import FastNewtonSolver
-from fxrod.newton import NewtonSolver, nonlocal_terms, snes_reason_name
+from fxrod.newton import NewtonSolver, snes_reason_name
 from fxrod.reduction import ReducedNewtonSolver
 from fxrod.settings import SolverSettings
 
@@ -72,16 +74,21 @@ class Integrator:
         self._dw_prev: np.ndarray | None = None
         self._dv_prev: np.ndarray | None = None
         self._h_prev: float | None = None
+        terms = model.nonlocal_terms
+        model.solver_settings = settings       # the analyses factorise as this run does
         if model.reduction is None:
             # the chain solver in a serial run without nonlocal terms: Newton without SNES
             # (fxrod.fastnewton; it hands the solves it cannot reproduce to SNES)
             fast = (settings.linear_solver in ("auto", "chain") and model.comm.size == 1
-                    and not nonlocal_terms(model.w))
+                    and not terms)
             solver = FastNewtonSolver if fast else NewtonSolver
-            self.newton = solver(model.F, model.w, model.bcs, settings)
+            self.newton = solver(model.F, model.w, model.bcs, settings, terms=terms)
         else:
+            if settings.linear_solver == "chain":
+                backends.require("linear_solver", "chain", Capabilities(joints=True),
+                                 "'auto' or 'mumps'")
             self.newton = ReducedNewtonSolver(model.F, model.w, model.bcs, settings,
-                                              model.reduction)
+                                              model.reduction, terms=terms)
 
     # ------------------------------------------------------------------
     def get_state(self) -> dict:
@@ -144,10 +151,9 @@ class Integrator:
         step solves (42) to the Newton tolerance either way.
         """
         m = self.model
-        m.h.value = h
         if m.ledger.H is None:   # H_n before the inputs move (a moving obstacle or support)
             m.ledger.H = m.ledger.current()["H"]
-        m.update_inputs(self.t, h)
+        m.begin_step(self.t, h)
         st = self.settings
         extrapolates = st.predictor == "extrapolate" and self._dw_prev is not None
         attempts = [(not extrapolates, st.jacobian_lag, None), (True, 1, None)]
@@ -166,8 +172,18 @@ class Integrator:
         if reason <= 0 or not np.all(np.isfinite(arr)):
             m.w.x.array[:] = m.w0.x.array
             why = snes_reason_name(reason) if reason <= 0 else "non-finite solution"
-            raise ConvergenceError(self.t, h, why, f"{its} Newton iterations")
+            raise ConvergenceError(self.t, h, why, f"{its} Newton iterations"
+                                   + self._failure_note())
         return StepResult(t=self.t + h, h=h, newton_its=its)
+
+    def _failure_note(self) -> str:
+        """What a failed step's message adds about the model: a quasi-static model without
+        supports or extensions has no determined loaded equilibrium."""
+        m = self.model
+        if m.quasistatic and not m.supports and not m.extensions:
+            return ("; the model has no supports: a free rod's rigid motions leave a loaded "
+                    "equilibrium undetermined (add a support)")
+        return ""
 
     def _accept(self, res: StepResult) -> StepResult:
         m = self.model
@@ -176,16 +192,8 @@ class Integrator:
         res.external_work = flows["external_work"]
         res.port_work = flows["port_work"]
         res.dissipation = flows["dissipated"]
-        qm = m.space.q_map
-        dq = m.w.x.array[qm] - m.w0.x.array[qm]
-        m.v1.x.array[:] = 2.0 * dq / res.h - m.v0.x.array       # (42a)
-        if m.quasistatic:
-            m.v1.x.array[:] = 0.0
-        self._dw_prev = m.w.x.array - m.w0.x.array
-        self._dv_prev = m.v1.x.array - m.v0.x.array
+        self._dw_prev, self._dv_prev = m.finish_step()      # (42a), the state shift
         self._h_prev = res.h
-        m.v0.x.array[:] = m.v1.x.array
-        m.w0.x.array[:] = m.w.x.array
         res.energy_residual = m.ledger.book(flows)
         if res.h == self.h_nominal:
             self._n_uniform += 1
@@ -209,8 +217,8 @@ class Integrator:
                 self._successes = 0
                 if h < self.h_min * (1 - 1e-12):
                     raise ConvergenceError(err.t, 2 * h, err.reason,
-                                           f"step size fell below h_min = {self.h_min:g}") \
-                        from err
+                                           f"step size fell below h_min = {self.h_min:g}"
+                                           + self._failure_note()) from err
                 continue
             break
         self._successes += 1

@@ -14,6 +14,7 @@ import csv
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,88 @@ STANDARD_COLUMNS: tuple[str, ...] = (
     "p_1", "p_2", "p_3", "J_1", "J_2", "J_3", "com_1", "com_2", "com_3",
     "tip_1", "tip_2", "tip_3", "constraint_max", "newton_its",
 )
+
+#: Columns a quasi-static run (``RodModel(..., quasistatic=True)``) does not write to its CSV
+#: (docs/output.md, "Quasi-static runs"): without inertia there is no kinetic energy or
+#: momentum, ``H`` equals ``strain_energy``, and the ledger's flows (``external_work``,
+#: ``port_work``, ``support_work``, ``dissipated``) are sums of the end-point power times
+#: the load increment (a right-rectangle rule of the work along the load path, first order
+#: in the increment), so ``energy_residual`` measures that quadrature error, not the solve.
+STATIC_OMITTED: tuple[str, ...] = (
+    "kinetic", "H", "external_work", "port_work", "support_work", "dissipated",
+    "energy_residual", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3",
+)
+
+
+@dataclass(frozen=True)
+class LoadParameter:
+    """What the column ``t`` of a quasi-static run stands for: the load parameter
+    ``value = per_t * t`` (e.g. the tip force ``P = 600 N * t``), for the axis of
+    ``fxrod plot`` and the column description ``<name>_columns.json``.
+
+    Attributes
+    ----------
+    name : str
+        Name of the parameter, e.g. ``"tip force F"`` (non-empty).
+    unit : str
+        Its SI unit, e.g. ``"N"`` (``"-"``: dimensionless).
+    per_t : float
+        Value of the parameter per unit of ``t`` (finite, nonzero).
+    """
+
+    name: str = "load factor t"
+    unit: str = "-"
+    per_t: float = 1.0
+
+    def __post_init__(self) -> None:
+        from fxrod.errors import ParameterError, check_finite
+
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ParameterError("load parameter name", self.name, "a non-empty text")
+        if not isinstance(self.unit, str) or not self.unit.strip():
+            raise ParameterError("load parameter unit", self.unit,
+                                 "a non-empty text (\"-\": dimensionless)")
+        if check_finite("per_t", self.per_t) == 0.0:
+            raise ParameterError("per_t", self.per_t, "a finite nonzero number")
+
+    @property
+    def label(self) -> str:
+        """Axis label ``name [unit]``."""
+        return f"{self.name} [{self.unit}]"
+
+
+def columns_json_path(csv_path: str | os.PathLike) -> Path:
+    """``X_columns.json`` beside ``X.csv``: the units of the columns and the meaning of
+    ``t`` (written by :class:`fxrod.simulation.Simulation` for quasi-static runs)."""
+    p = Path(csv_path)
+    return p.with_name(f"{p.stem}_columns.json")
+
+
+def write_columns_json(csv_path: str | os.PathLike, units: Mapping[str, str],
+                       load: LoadParameter | None) -> Path:
+    """Write :func:`columns_json_path`: ``{"quasistatic": bool, "units": {column: unit},
+    "load": {"name", "unit", "per_t"} or null}``; returns the path."""
+    import json
+
+    path = columns_json_path(csv_path)
+    doc = {"quasistatic": load is not None, "units": dict(units),
+           "load": None if load is None else {"name": load.name, "unit": load.unit,
+                                              "per_t": float(load.per_t)}}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def read_columns_json(csv_path: str | os.PathLike) -> dict | None:
+    """The column description beside ``csv_path`` (:func:`write_columns_json`), or None
+    when there is none or it cannot be read."""
+    import json
+
+    path = columns_json_path(csv_path)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 class NonFiniteError(FloatingPointError):

@@ -27,7 +27,7 @@ Every term of ``A`` is linearised at the state where it is evaluated, with its f
 stiffness: the extensions' terms (obstacle contact, springs) are differentiated in both
 states ``w`` and ``w0`` (a discrete gradient of the midpoint step is a function of both,
 and its derivative in ``w`` alone is half the stiffness), and the terms outside UFL (rod-rod
-contact, :func:`fxrod.newton.nonlocal_terms`) add their Jacobian blocks at the end point
+contact, the model's ``nonlocal_terms``) add their Jacobian blocks at the end point
 (the model's ``theta`` and ``h`` set to 1 meanwhile).
 
 Structures with joints (theory §2.7) are solved on the reduced unknowns: ``T^T A T`` and
@@ -46,7 +46,6 @@ operator of the prestress times ``mu``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from dataclasses import dataclass
 
@@ -59,10 +58,11 @@ from mpi4py import MPI
 from petsc4py import PETSc
 from slepc4py import SLEPc
 
+from fxrod import mumps
 from fxrod.errors import ParameterError, check_finite, check_int_min, check_vector
 from fxrod.forms.base import Context
 from fxrod.kinematics import split_q
-from fxrod.newton import global_bc_dofs, nonlocal_terms
+from fxrod.newton import global_bc_dofs
 from fxrod.rod import Section
 
 #: Names of the six rigid-body directions of the participation factors.
@@ -133,11 +133,18 @@ class Buckling:
 
 # ---------------------------------------------------------------------- operators
 def check_model(model) -> None:
+    """Refuse, in one line, a model a linearised analysis cannot take: extensions with
+    fields of their own (internal variables) or dissipative ports (drag, damping: the
+    modes are undamped, the PH export has no R for them)."""
     for ext in model.extensions:
         if ext.fields():
             raise ParameterError("extensions", ext.name,
                                  "none with own fields (internal variables) for a "
                                  "linearised analysis")
+        if ext.dissipative:
+            raise ParameterError("extensions", ext.name,
+                                 "none that dissipate (drag, damping) for a linearised "
+                                 "analysis (undamped modes, no R in the PH export)")
 
 
 def static_residual(model, loads=None):
@@ -202,25 +209,13 @@ def mass_form(model):
     return fem.form(m)
 
 
-@contextlib.contextmanager
-def end_point(model):
-    """The model's ``theta`` and ``h`` set to 1 (restored after): the evaluation of the
-    operator ``A`` for the terms outside UFL, which read them when they are called."""
-    saved = float(model.theta.value), float(model.h.value)
-    model.theta.value, model.h.value = 1.0, 1.0
-    try:
-        yield
-    finally:
-        model.theta.value, model.h.value = saved
-
-
 def assemble_at(model, form, state: np.ndarray, diag: float = 1.0,
                 bcs: list | None = None, terms=()) -> PETSc.Mat:
     """Assemble ``form`` with ``w = w0 = state`` (local array of the mixed space), the
     rows and columns of ``bcs`` (default the supports') replaced by ``diag`` on the
     diagonal, plus the Jacobian blocks of the non-UFL ``terms`` (rod-rod contact) at the
-    end point (:func:`end_point`): their full stiffness at the state; ``w``, ``w0`` are
-    restored."""
+    end point (:meth:`fxrod.model.RodModel.end_point`): their full stiffness at the state;
+    ``w``, ``w0`` are restored."""
     bcs = model.bcs if bcs is None else bcs
     saved = model.w.x.array.copy(), model.w0.x.array.copy()
     model.w.x.array[:] = state
@@ -230,7 +225,7 @@ def assemble_at(model, form, state: np.ndarray, diag: float = 1.0,
         A.assemble()
         if terms:
             skip = global_bc_dofs(model.w, bcs)
-            with end_point(model):
+            with model.end_point():
                 for term in terms:
                     term.add_jacobian(A, skip)
     finally:
@@ -258,7 +253,7 @@ def stiffness_matrix(model, state: np.ndarray, loads=None) -> PETSc.Mat:
     identity): :func:`stiffness_form` and the blocks of the terms outside UFL registered
     against the model's unknown (rod-rod contact)."""
     return system_matrix(model, stiffness_form(model, loads), state, 1.0,
-                         nonlocal_terms(model.w))
+                         model.nonlocal_terms)
 
 
 def supported_reduced(model) -> np.ndarray:
@@ -305,17 +300,18 @@ def reference_state(model) -> np.ndarray:
 
 # ---------------------------------------------------------------------- eigen-solver
 def eigenpairs(A: PETSc.Mat, E: PETSc.Mat, n: int, target: float, scale: PETSc.Vec,
-               comm, deflation=()) -> list[tuple[complex, PETSc.Vec]]:
+               comm, icntl: dict[int, int], deflation=()) -> list[tuple[complex, PETSc.Vec]]:
     """The ``n`` (at least) eigenpairs of ``A x = lambda E x`` nearest ``target``: SLEPc
     Krylov-Schur with shift-invert (MUMPS LU) on the pencil with columns scaled by
     ``scale`` (``x = scale * y``, see :func:`column_scale`; ``A`` and ``E`` are scaled in
     place); eigenvalues of the infinite part of the pencil (rows without mass) never come
     near the shift. ``deflation``: null vectors of ``A`` (eigenvalue 0) left out of the
     search (SLEPc's deflation space); the vectors returned then lack their components
-    along them (:func:`undeflate`)."""
+    along them (:func:`undeflate`). ``icntl``: MUMPS ICNTL values."""
     A.diagonalScale(R=scale)
     E.diagonalScale(R=scale)
     eps = SLEPc.EPS().create(comm=comm)
+    eps.setOptionsPrefix(mumps.new_prefix("eig"))
     eps.setOperators(A, E)
     if deflation:
         inv = _reciprocal(scale)
@@ -330,13 +326,9 @@ def eigenpairs(A: PETSc.Mat, E: PETSc.Mat, n: int, target: float, scale: PETSc.V
     eps.setTarget(target)
     eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
     eps.setTolerances(EIG_TOL, 400)
-    st = eps.getST()
-    st.setType(SLEPc.ST.Type.SINVERT)
-    ksp = st.getKSP()
-    ksp.setType(PETSc.KSP.Type.PREONLY)
-    pc = ksp.getPC()
-    pc.setType(PETSc.PC.Type.LU)
-    pc.setFactorSolverType("mumps")
+    eps.getST().setType(SLEPc.ST.Type.SINVERT)
+    mumps.set_options(f"{eps.getOptionsPrefix()}st_", icntl)
+    eps.setFromOptions()
     try:
         eps.solve()
     except PETSc.Error as e:
@@ -598,7 +590,8 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
         shift = -_SHIFT * _omega2_scale(model)
         null = rigid_null_space(model, A, E, state, _SHIFT * abs(shift))
     pairs = [] if n_modes <= len(null) else eigenpairs(
-        A, E, n_modes - len(null), shift, column_scale(model), model.comm, deflation=null)
+        A, E, n_modes - len(null), shift, column_scale(model), model.comm,
+        model.solver_settings.icntl(model.comm.size), deflation=null)
     Ev = E.createVecLeft()
     found = [(0.0, x) for x in null]                   # the rigid-body modes
     for lam, v in pairs:
@@ -656,18 +649,15 @@ def linear_prestress(model, A0: PETSc.Mat, reference: np.ndarray) -> np.ndarray:
     rhs.setValues(rows.astype(PETSc.IntType), np.zeros(rows.size))
     rhs.assemble()
     rhs.scale(-1.0)
-    ksp = PETSc.KSP().create(model.comm)
-    ksp.setOperators(A0)
-    ksp.setType(PETSc.KSP.Type.PREONLY)
-    ksp.getPC().setType(PETSc.PC.Type.LU)
-    ksp.getPC().setFactorSolverType("mumps")
+    direct = mumps.DirectSolver(model.comm, model.solver_settings.icntl(model.comm.size))
+    direct.factor(A0)
     dw = A0.createVecRight()
-    ksp.solve(rhs, dw)
+    direct.solve(rhs, dw)
     fn = fem.Function(model.space.W)
     full = prolonged(model, dw)
     fn.x.array[:full.getLocalSize()] = full.getArray(readonly=True)
     fn.x.scatter_forward()
-    for m in (ksp, rhs, dw, full):
+    for m in (direct, rhs, dw, full):
         m.destroy()
     state = reference + fn.x.array
     state[model.space.q_map] = reference[model.space.q_map]
@@ -735,7 +725,8 @@ def buckling(model, n_modes: int = 1, target: float = 0.0, t: float | None = Non
             m.destroy()
         raise ParameterError("buckling loads", "no geometric stiffness", "loads that stress "
                              "the state (a loaded equilibrium, or t where they are not zero)")
-    pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm)
+    pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm,
+                       model.solver_settings.icntl(model.comm.size))
     found = sorted(((lam.real, v) for lam, v in pairs
                     if abs(lam.imag) <= 1e-8 * max(1.0, abs(lam.real))),
                    key=lambda p: abs(p[0] - target))[:n_modes]

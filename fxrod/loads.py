@@ -155,17 +155,26 @@ class DistributedLoad(_ForceMoment):
 
 
 class Gravity(Load):
-    """Gravity: the distributed dead force ``rhoA g`` [N/m], ``g`` in [m/s^2]."""
+    """Gravity: the distributed dead force ``rhoA g`` [N/m].
+
+    Parameters
+    ----------
+    g : 3-vector or callable ``t -> 3-vector``
+        The acceleration of gravity [m/s^2], constant or a function of time [s] (of the load
+        factor in quasi-static stepping, e.g. ``lambda t: (0, 0, -9.81 * t)`` to ramp it).
+    """
 
     def __init__(self, g=(0.0, 0.0, -9.81)) -> None:
-        self.g = check_vector("g", g, 3)
+        if g is None:
+            raise ParameterError("g", None, "a 3-vector or a callable t -> 3-vector [m/s^2]")
+        self.g = as_time_function("g", g)
         self._g = None
 
     def setup(self, ctx) -> None:
-        self._g = fem.Constant(ctx.mesh, self.g)
+        self._g = fem.Constant(ctx.mesh, np.asarray(self.g(0.0), dtype=float))
 
     def update(self, t: float) -> None:
-        pass
+        self._g.value[:] = check_vector("g", self.g(t), 3)
 
     @property
     def constants(self) -> dict[str, fem.Constant]:

@@ -15,6 +15,7 @@ model has no inertia rows and no kinetic energy; its loads (gravity included) ar
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -35,6 +36,7 @@ from fxrod.ledger import EnergyLedger
 from fxrod.loads import EndLoad, Load
 from fxrod.reduction import Reduction
 from fxrod.rod import Rod
+from fxrod.settings import SolverSettings
 from fxrod.spaces import flatten_map, mixed_space, quadrature_function
 from fxrod.structure import Structure
 
@@ -219,6 +221,8 @@ class RodModel:
                                   old=dict(zip(own, u0[sl], strict=True)),
                                   test=dict(zip(own, tests[sl], strict=True))))
             i += len(own)
+        #: terms outside UFL added to every system of the model (:meth:`add_nonlocal`)
+        self.nonlocal_terms = [e for e in self.extensions if e.outside_ufl]
         for s in (e.momentum_stress(ctx) for e in self.extensions):
             if s is not None:
                 ctx.sigma_momentum = ctx.sigma_momentum + s
@@ -235,9 +239,25 @@ class RodModel:
             self, compile_with=(self.F, derivative_block(self.F, self.w)),
             meanwhile=_build_helpers if self.comm.size == 1 else None)
         self.nodes = Nodes(self)
+        #: the linear solver's settings of the model's last run (set by the integrator):
+        #: the analyses (modes, buckling, adjoint) factorise with the same options
+        self.solver_settings = SolverSettings()
         self.set_initial_state()
 
     # ------------------------------------------------------------------ building
+    def add_nonlocal(self, term) -> None:
+        """Add a term outside UFL to every system of the model built from now on (its
+        solvers, linearisations and adjoint): an object with ``add_residual(b, skip)`` and
+        ``add_jacobian(A, skip)`` adding its rows to the residual vector ``b`` and its
+        blocks to the Jacobian ``A`` (PETSc objects of the mixed space), rows and columns of
+        the global indices ``skip`` (Dirichlet dofs) left out, scaled like the residual's
+        rows (by ``h``)."""
+        if not (callable(getattr(term, "add_residual", None))
+                and callable(getattr(term, "add_jacobian", None))):
+            raise ParameterError("term", type(term).__name__,
+                                 "an object with add_residual(b, skip), add_jacobian(A, skip)")
+        self.nonlocal_terms.append(term)
+
     def vertices_at(self, x: float) -> np.ndarray:
         """Local mesh vertices at the mesh coordinate x [m] (empty where not on this rank)."""
         return dmesh.locate_entities(self.mesh, 0, lambda y: np.isclose(y[0], x))
@@ -439,6 +459,42 @@ class RodModel:
         if np.max(np.abs(self._pose(sup, 0.0) - q_end)) > 1e-12 * max(1.0, self.rod.length):
             raise ParameterError(f"motion of {sup.label} at t = 0", "pose",
                                  "the reference pose of that end")
+
+    def begin_step(self, t0: float, h: float) -> None:
+        """Set up the step ``[t0, t0 + h]`` [s] (a load factor in quasi-static stepping):
+        the step size ``h`` of the residual and the inputs (:meth:`update_inputs`). The
+        model is the only writer of ``h``."""
+        self.h.value = h
+        self.update_inputs(t0, h)
+
+    def finish_step(self) -> tuple[np.ndarray, np.ndarray]:
+        """Accept the solved step: the velocity update (42a), ``v_{n+1} = 2 (q_{n+1} - q_n)/h
+        - v_n`` (zero in quasi-static stepping), then the state shift ``w_n <- w_{n+1}``,
+        ``v_n <- v_{n+1}``. Returns the step's increments ``(w_{n+1} - w_n, v_{n+1} - v_n)``
+        (local arrays)."""
+        qm = self.space.q_map
+        w, w0 = self.w.x.array, self.w0.x.array
+        if self.quasistatic:
+            self.v1.x.array[:] = 0.0
+        else:
+            self.v1.x.array[:] = 2.0 * (w[qm] - w0[qm]) / float(self.h.value) \
+                - self.v0.x.array                                          # (42a)
+        dw, dv = w - w0, self.v1.x.array - self.v0.x.array
+        self.v0.x.array[:] = self.v1.x.array
+        w0[:] = w
+        return dw, dv
+
+    @contextlib.contextmanager
+    def end_point(self):
+        """``theta`` and ``h`` set to 1 inside the block (restored after): the evaluation of
+        the linearised operator of :mod:`fxrod.linear` for the terms outside UFL, which read
+        them when they are called."""
+        saved = float(self.theta.value), float(self.h.value)
+        self.theta.value, self.h.value = 1.0, 1.0
+        try:
+            yield
+        finally:
+            self.theta.value, self.h.value = saved
 
     def update_inputs(self, t0: float, h: float) -> None:
         """Set the time-dependent inputs of the step ``[t0, t0 + h]`` [s]: loads at the

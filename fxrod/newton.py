@@ -10,12 +10,12 @@ residual with :class:`fxrod.fastassembly.FastResidual` unless ``settings.fast_as
 constants of the forms are packed once per solve (they do not change within one).
 
 Terms that couple distant dofs (rod-rod contact, :mod:`fxrod.forms.rodcontact`) cannot be
-UFL forms: they register with :func:`register_nonlocal` against the unknown ``w`` and both
-Newton solvers add their rows (``add_residual(b, skip)``) and blocks (``add_jacobian(A,
-skip)``, ``skip`` the global Dirichlet dofs) after the UFL assembly. Their pattern changes
-between iterates, so the Jacobian is then assembled by DOLFINx into a matrix that accepts
-new nonzeros (PETSc's nonzero state makes MUMPS redo its analysis); without such terms
-nothing changes.
+UFL forms: the model holds them (:attr:`fxrod.model.RodModel.nonlocal_terms`) and hands them
+to its solvers (``terms``), which add their rows (``add_residual(b, skip)``) and blocks
+(``add_jacobian(A, skip)``, ``skip`` the global Dirichlet dofs) after the UFL assembly.
+Their pattern changes between iterates, so the Jacobian is then assembled by DOLFINx into a
+matrix that accepts new nonzeros (PETSc's nonzero state makes MUMPS redo its analysis);
+without such terms nothing changes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import warnings
-import weakref
 
 import numpy as np
 from dolfinx import fem
@@ -31,27 +30,17 @@ from dolfinx.fem.forms import derivative_block
 from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
 from petsc4py import PETSc
 
-from fxrod import jit
+from fxrod import backends, jit, mumps
 from fxrod._malloc import tune_malloc
+from fxrod.backends import Capabilities
 from fxrod.chain import ChainPC, ChainSolver
+from fxrod.errors import ParameterError
 from fxrod.fastassembly import FastJacobian, FastResidual
 from fxrod.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
                  if isinstance(v, int)}
 _PREFIX = itertools.count(1)
-_NONLOCAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def register_nonlocal(w: fem.Function, term) -> None:
-    """Register ``term`` (with ``add_residual(b, skip)`` and ``add_jacobian(A, skip)``) to be
-    added to every Newton system whose unknown is ``w``."""
-    _NONLOCAL.setdefault(w, []).append(term)
-
-
-def nonlocal_terms(w: fem.Function) -> list:
-    """The terms registered against ``w`` (empty for almost every model)."""
-    return list(_NONLOCAL.get(w, ()))
 
 
 def global_bc_dofs(w: fem.Function, bcs: list) -> np.ndarray:
@@ -70,7 +59,8 @@ def snes_reason_name(code: int) -> str:
 
 def snes_options(s: SolverSettings) -> dict[str, object]:
     """PETSc options of fxrod's Newton solvers: SNES ``newtonls`` with the settings'
-    tolerances, line search and Jacobian lag, and a MUMPS LU."""
+    tolerances, line search and Jacobian lag (the linear solver's options are the caller's:
+    :func:`fxrod.mumps.snes_options` or the chain solver)."""
     return {
         "snes_type": "newtonls",
         "snes_linesearch_type": s.linesearch,
@@ -78,29 +68,9 @@ def snes_options(s: SolverSettings) -> dict[str, object]:
         "snes_rtol": s.rtol,
         "snes_stol": s.stol,
         "snes_max_it": s.max_it,
-        "ksp_type": "preonly",
-        "pc_type": "lu",
-        "pc_factor_mat_solver_type": "mumps",
         "snes_lag_jacobian": s.jacobian_lag,
         "snes_lag_jacobian_persists": s.jacobian_persists,
     }
-
-
-def set_mumps_icntl(pc: PETSc.PC, icntl: dict[int, int]) -> None:
-    """Give the MUMPS factor of ``pc`` (prepared with ``setFactorSetUpSolverType``) the
-    ICNTL values ``icntl``, and keep them in the options database under the prefix of
-    ``pc``: PETSc creates a new factor, read from the options, when the sparsity pattern
-    grows (rod-rod contact pairs appearing), which would otherwise fall back to MUMPS's
-    defaults."""
-    pre = pc.getOptionsPrefix()
-    if not pre:
-        raise ValueError("set_mumps_icntl needs a PC with an options prefix of its own")
-    opts = PETSc.Options()
-    mumps = pc.getFactorMatrix()
-    for k, v in icntl.items():
-        opts[f"{pre}mat_mumps_icntl_{k}"] = v
-        opts.getInt(f"{pre}mat_mumps_icntl_{k}")   # marked as used: no warning at exit
-        mumps.setMumpsIcntl(k, v)
 
 
 def set_lag(snes: PETSc.SNES, lag: int, persists: bool = False) -> None:
@@ -120,7 +90,7 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
     """Run ``solve()`` (one SNES solve) with the Jacobian lag and line search overridden for
     this solve only; return ``(SNES reason, Newton iterations)``. A PETSc error (e.g. a
     singular factorisation) is reported as DIVERGED_LINEAR_SOLVE; if MUMPS ran out of
-    workspace, its ICNTL(14) is doubled for the next solves (:func:`grow_mumps_workspace`)."""
+    workspace, its ICNTL(14) is doubled for the next solves (:func:`fxrod.mumps.grow_workspace`)."""
     lag_changed = lag is not None and lag != s.jacobian_lag
     if lag_changed:
         set_lag(snes, lag)
@@ -138,26 +108,23 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
         if linesearch is not None:
             ls.setType(s.linesearch)
     if reason == PETSc.SNES.ConvergedReason.DIVERGED_LINEAR_SOLVE:
-        grow_mumps_workspace(snes.getKSP().getPC())
+        mumps.grow_workspace(snes.getKSP().getPC())
     return reason, snes.getIterationNumber()
 
 
-def grow_mumps_workspace(pc: PETSc.PC, limit: int = 3200) -> bool:
-    """After a failed factorisation: if MUMPS ran out of workspace (INFOG(1) = -8 or -9:
-    more delayed pivots of the indefinite saddle-point matrix than its analysis foresaw,
-    e.g. once contact couples distant nodes), double ICNTL(14) (percent of extra
-    workspace, up to ``limit``) for the next factorisations and return True."""
-    if pc.getType() != PETSc.PC.Type.LU or pc.getFactorSolverType() != "mumps":
-        return False
-    F = pc.getFactorMatrix()
-    extra = F.getMumpsIcntl(14)
-    if F.getMumpsInfog(1) not in (-8, -9) or extra >= limit:
-        return False
-    set_mumps_icntl(pc, {14: min(2 * extra, limit)})
-    # MUMPS sizes its workspace in the analysis: a new one, with the new ICNTL(14) read
-    # from the options database, at the next set-up
-    pc.reset()
-    return True
+def chain_refusal(settings: SolverSettings, comm, terms, W) -> str | None:
+    """Why the chain solver cannot solve the systems of a problem on the space ``W`` (None
+    when it can): it factors the element matrices of open rods, serially
+    (:data:`fxrod.backends.BACKENDS`)."""
+    lacking = backends.missing("chain", Capabilities(mpi=comm.size > 1,
+                                                     outside_ufl=bool(terms)))
+    if lacking:
+        return f"the chain backend does not take {lacking[0]}"
+    if not settings.fast_assembly:
+        return "the chain solver needs fast_assembly=True"
+    if not ChainSolver.applicable(W):
+        return "the chain solver takes open rods without joints"
+    return None
 
 
 class NewtonSolver:
@@ -175,27 +142,33 @@ class NewtonSolver:
         Tolerances, Jacobian lag, line search, MUMPS options, fast assembly.
     J : ufl.Form, optional
         Jacobian form (default: the Gateaux derivative of ``F`` with respect to ``w``).
+    terms : sequence, optional
+        Terms outside UFL (``add_residual``, ``add_jacobian``) added to every system.
+
+    Raises
+    ------
+    ParameterError
+        ``linear_solver="chain"`` where the chain solver cannot run (it names why).
     """
 
     def __init__(self, F, w: fem.Function, bcs: list, settings: SolverSettings,
-                 J=None) -> None:
+                 J=None, terms=()) -> None:
         self.settings = s = settings
         if s.malloc_tuning:
             tune_malloc()
         self.w = w
         self.bcs = bcs
-        self.terms = nonlocal_terms(w)
-        opts = snes_options(s)
+        self.terms = list(terms)
         comm = w.function_space.mesh.comm
         fast = s.fast_assembly and not self.terms
-        chain = (s.linear_solver in ("auto", "chain") and comm.size == 1 and fast
-                 and ChainSolver.applicable(w.function_space))
+        refusal = (None if s.linear_solver == "mumps"
+                   else chain_refusal(s, comm, self.terms, w.function_space))
+        chain = s.linear_solver != "mumps" and refusal is None
         if s.linear_solver == "chain" and not chain:
-            warnings.warn("fxrod: the chain solver needs a serial run with fast assembly of "
-                          "open rods without joints; using MUMPS", RuntimeWarning, stacklevel=2)
-        if chain:
-            del opts["pc_factor_mat_solver_type"]
-            opts["pc_type"] = "python"
+            raise ParameterError("linear_solver", "chain", f"'auto' or 'mumps' ({refusal})")
+        # the linear solves: the chain solver as a PETSc "python" preconditioner, or MUMPS
+        opts = {**snes_options(s), **({"ksp_type": "preonly", "pc_type": "python"} if chain
+                                      else mumps.snes_options())}
         # fxrod.jit: a RodModel's F and default J were compiled with its ledger already
         F, J = jit.forms([F, derivative_block(F, w) if J is None else J])
         self.problem = NonlinearProblem(F, w, bcs=bcs, J=J,
@@ -240,8 +213,7 @@ class NewtonSolver:
         if chain:
             self._use_chain(pc, bcs, comm)
             return
-        pc.setFactorSetUpSolverType()
-        set_mumps_icntl(pc, s.icntl(comm.size))
+        mumps.configure(pc, s.icntl(comm.size))
 
     def _use_chain(self, pc, bcs: list, comm) -> None:
         """The linear solves by :class:`fxrod.chain.ChainSolver` (MUMPS if it fails)."""

@@ -22,10 +22,10 @@ from dolfinx.fem.petsc import assemble_matrix, assemble_vector, create_matrix, c
 from mpi4py import MPI
 from petsc4py import PETSc
 
-from fxrod import jit
+from fxrod import jit, mumps
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
-from fxrod.newton import nonlocal_terms, set_mumps_icntl, snes_options, solve_with
+from fxrod.newton import snes_options, solve_with
 from fxrod.settings import SolverSettings
 
 _PREFIX = itertools.count(1)
@@ -155,14 +155,14 @@ class ReducedNewtonSolver:
     """
 
     def __init__(self, F, w: fem.Function, bcs: list, settings: SolverSettings,
-                 reduction: Reduction, J=None) -> None:
+                 reduction: Reduction, J=None, terms=()) -> None:
         import ufl
 
         self.settings = s = settings
         if s.malloc_tuning:
             tune_malloc()
         self.w, self.bcs, self.red = w, bcs, reduction
-        self.terms = nonlocal_terms(w)      # rows and blocks outside UFL (rod-rod contact)
+        self.terms = list(terms)    # rows and blocks outside UFL (rod-rod contact)
         self._skip = np.empty(0, dtype=np.int64)  # the reduced Dirichlet rows handle bcs
         self.F, self.J = jit.forms([F, J if J is not None else ufl.derivative(F, w)])
         self.b = create_vector(w.function_space)
@@ -189,16 +189,14 @@ class ReducedNewtonSolver:
         snes.setOptionsPrefix(f"fxrodred{next(_PREFIX)}_")
         opts = PETSc.Options()
         pre = snes.getOptionsPrefix()
-        for k, v in snes_options(s).items():
+        for k, v in {**snes_options(s), **mumps.snes_options()}.items():
             opts[f"{pre}{k}"] = v
         snes.setFromOptions()
         snes.setFunction(self._residual, self.r)
         snes.setJacobian(self._jacobian, self.Jr, self.Jr)
         ksp = snes.getKSP()
         ksp.setOperators(self.Jr, self.Jr)
-        pc = ksp.getPC()
-        pc.setFactorSetUpSolverType()
-        set_mumps_icntl(pc, s.icntl(w.function_space.mesh.comm.size))
+        mumps.configure(ksp.getPC(), s.icntl(w.function_space.mesh.comm.size))
         self.snes = snes
 
     # ------------------------------------------------------------------ callbacks

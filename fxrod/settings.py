@@ -112,8 +112,10 @@ class SolverSettings:
         with Newton's iteration outside SNES (:mod:`fxrod.fastnewton`). It applies to serial
         runs with ``fast_assembly`` of open rods (one rod, or a structure of rods without
         joints) without rod-rod contact, zero-compliance stresses included (saddle-point
-        variant); otherwise, or on a singular block, MUMPS with a warning. ``"auto"``: the
-        chain solver where it applies, MUMPS elsewhere (without a warning). The two give the
+        variant); a model outside these is refused in one line naming why
+        (:mod:`fxrod.backends`), a singular block during a run hands the solves to MUMPS
+        with a warning. ``"auto"``: the chain solver where it applies, MUMPS elsewhere
+        (without a warning). The two give the
         same Newton iterates to round-off (tests/test_chain.py). Default ``"auto"``, or the
         value of the environment variable ``FXROD_LINEAR_SOLVER`` (``mumps``, ``chain`` or
         ``auto``; read when the object is created, e.g. ``FXROD_LINEAR_SOLVER=mumps`` runs
@@ -121,7 +123,9 @@ class SolverSettings:
         :class:`fxrod.errors.ParameterError`). An explicit ``linear_solver`` wins.
     mumps_icntl : dict of int to int
         MUMPS ICNTL overrides of :data:`MUMPS_DEFAULTS`, e.g. ``{8: 77}`` restores MUMPS's
-        automatic scaling. Default: none.
+        automatic scaling. Every MUMPS factorisation of a run takes them: Newton's, and the
+        analyses' on the model (continuation, modes, buckling, adjoint; these keep MUMPS's
+        scaling, :mod:`fxrod.mumps`). Default: none.
     malloc_tuning : bool
         Tell glibc's allocator to keep freed large blocks when the first solver is created
         (:mod:`fxrod._malloc`; MUMPS allocates and frees hundreds of MB per factorisation).

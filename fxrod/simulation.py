@@ -25,7 +25,15 @@ from fxrod import checkpoint
 from fxrod.checkpoint import CHECKPOINT_NAME
 from fxrod.errors import ConvergenceError, OutputError, ParameterError
 from fxrod.history import History
-from fxrod.io import STANDARD_COLUMNS, CSVWriter, read_csv, truncate_csv
+from fxrod.io import (
+    STANDARD_COLUMNS,
+    STATIC_OMITTED,
+    CSVWriter,
+    LoadParameter,
+    read_csv,
+    truncate_csv,
+    write_columns_json,
+)
 from fxrod.paraview import PVDWriter, sample_dg1, sample_p2_curve
 from fxrod.probes import default_probes
 
@@ -94,6 +102,16 @@ class Progress:
             self.stream.write("\n")
 
 
+def _snapshot_key(t: float, wanted: list[float], h: float) -> float:
+    """The key [s] of a snapshot taken at the step ending at ``t``: the requested time it
+    lands on (up to the round-off of ``t = t_0 + n h``), else ``t`` to 12 significant
+    digits (``3 * 0.3`` is 0.8999999999999999: the key is 0.9)."""
+    for ts in wanted:
+        if abs(t - ts) <= 1e-9 * h:
+            return ts
+    return float(f"{t:.12g}")
+
+
 class Simulation:
     """Run an :class:`fxrod.integrators.Integrator` and record its output.
 
@@ -108,8 +126,9 @@ class Simulation:
     snapshot_times : sequence of float
         Times [s] at which centrelines are kept for pictures (``snapshots``) and the stress
         resultants N(s), M(s), n(s), m(s) are written (``internal_forces`` and
-        ``DIR/<name>_internal_forces.csv``): the first recorded step within half a step of
-        each, labelled with that step's time.
+        ``DIR/<name>_internal_forces.csv``): the recorded step nearest to each (within half
+        a step), keyed by that step's time (the requested time where the step lands on it,
+        else to 12 significant digits).
     paraview_every : int
         Write a ParaView frame every k steps (0: none): the centreline with the point data
         ``s`` [m], the directors ``d1, d2, d3`` and the spatial internal force ``n`` [N] and
@@ -130,14 +149,24 @@ class Simulation:
     keep_rows : bool
         Keep every row in memory (``rows``, ``column``); False keeps only the last one
         (long runs that write a CSV).
+    load : fxrod.io.LoadParameter, optional
+        Quasi-static runs only: what ``t`` stands for (e.g. ``LoadParameter("tip force F",
+        "N", 600.0)``: F = 600 N t); default the load factor t [-]. Written with the column
+        units to ``DIR/<name>_columns.json`` and used by ``fxrod plot`` for its axis.
 
     Attributes
     ----------
     columns : list of str
         CSV columns: the standard ones first (:data:`fxrod.io.STANDARD_COLUMNS`), then the
-        others in probe order.
+        others in probe order. A quasi-static run leaves out
+        :data:`fxrod.io.STATIC_OMITTED` (kinetic energy, momenta, the ledger's flows and
+        its balance residual, which have no static meaning; docs/output.md), while its
+        rows in memory (``rows``, ``column``) keep every probe's value.
     units : dict of str to str
-        SI unit of every column.
+        SI unit of every column (``t`` and ``h``: ``"-"`` in a quasi-static run, the load
+        factor and its increment).
+    load : fxrod.io.LoadParameter or None
+        The load parameter of a quasi-static run (None in dynamics: ``t`` is time [s]).
     history : fxrod.history.History
         The recorded rows.
     snapshots : dict of float to ndarray
@@ -157,11 +186,19 @@ class Simulation:
         checkpoint_every: int = 0,
         restart: str | Path | None = None,
         keep_rows: bool = True,
+        load: LoadParameter | None = None,
     ) -> None:
         self.integ = integrator
         self.model = integrator.model
         self.comm = self.model.comm
         self.name = name
+        static = bool(getattr(self.model, "quasistatic", False))
+        if load is not None and not isinstance(load, LoadParameter):
+            raise ParameterError("load", load, "a fxrod.io.LoadParameter or None")
+        if load is not None and not static:
+            raise ParameterError("load", load.label, "None for a dynamic model (t is the "
+                                 "time [s]); a load parameter names t of a quasi-static run")
+        self.load = (load or LoadParameter()) if static else None
         self.out_dir = None if out_dir is None else Path(out_dir)
         self.probes = default_probes(self.model) + list(probes)
         self.units = {"t": "s"}
@@ -170,8 +207,12 @@ class Simulation:
                 if c in self.units:
                     raise ParameterError("probe column", c, "declared by one probe only")
                 self.units[c] = u
+        if static:
+            self.units.update(t="-", **({"h": "-"} if "h" in self.units else {}))
         self.columns = [c for c in STANDARD_COLUMNS if c in self.units]
         self.columns += [c for c in self.units if c not in self.columns]
+        if static:
+            self.columns = [c for c in self.columns if c not in STATIC_OMITTED]
         self.snapshot_times = sorted(float(t) for t in snapshot_times)
         self._taken: set[float] = set()   # snapshot times already served
         self.snapshots: dict[float, np.ndarray] = {}
@@ -206,6 +247,9 @@ class Simulation:
                 self._resume_files(csv_path, resumed_step)
             self.csv = self._rank0(lambda: CSVWriter(csv_path, self.columns, self.comm,
                                                      append=resumed_step is not None))
+            if static:    # rank 0 writes; a failure is raised on every rank
+                self._rank0(lambda: None if self.comm.rank else write_columns_json(
+                    csv_path, {c: self.units[c] for c in self.columns}, self.load))
             if self.paraview_every > 0:
                 self.pvd = self._rank0(lambda: PVDWriter(
                     self.out_dir, name, active=self.comm.rank == 0,
@@ -328,6 +372,7 @@ class Simulation:
         g = self.centreline()  # collective: every rank takes the same branch
         self._taken.update(want_snap)
         if want_snap:
+            t = _snapshot_key(t, want_snap, h)
             self.snapshots[t] = g[1][:, 0:3].copy() if g is not None else np.empty((0, 3))
             self._write(self._write_internal_forces, t, self.model.nodes.gather_stresses())
         st = self.model.nodes.gather_stresses() if want_pvd else None   # collective

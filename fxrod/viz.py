@@ -245,18 +245,22 @@ def animation(
     trail: np.ndarray | None = None,
     time_unit: str = "s",
     obstacles: Sequence = (),
+    labels: Sequence[str] | None = None,
 ) -> Path:
     """Write an animation of the centreline (GIF, or MP4 when imageio-ffmpeg is installed).
 
     The camera is fixed so that the whole motion stays in view. The format follows the
     suffix of ``path`` (``.gif`` or ``.mp4``). ``frames`` are centrelines [m] at ``times``
-    (in ``time_unit``, shown as ``t = 0.5 s``); ``trail`` is an ``(n_frames, 3)`` path [m]
+    (in ``time_unit``, shown as ``t = 0.5 s``, or the frame's text of ``labels``, e.g.
+    ``"mode 3, f = 12.5 Hz"``: one a frame); ``trail`` is an ``(n_frames, 3)`` path [m]
     drawn up to the current frame; ``obstacles`` (:mod:`fxrod.obstacles`) are drawn in
     their pose at each frame's time, as in :func:`snapshot_figure`.
     """
     pv = _pv()
     if len(frames) == 0:
         raise ValueError("frames: need at least one snapshot")
+    if labels is not None and len(labels) != len(frames):
+        raise ValueError(f"labels: one text a frame ({len(frames)}), got {len(labels)}")
     r = _auto_radius(frames) if radius is None else float(radius)
     out = Path(path)
     p = pv.Plotter(off_screen=True, window_size=list(window_size))
@@ -267,7 +271,9 @@ def animation(
     p.add_mesh(box, opacity=0.0)
     actor = p.add_mesh(_tube(pv, frames[0], r), color="tab:blue", smooth_shading=True)
     unit = f" {time_unit}" if time_unit and time_unit != "-" else ""
-    label = p.add_text(f"t = {times[0]:.3g}{unit}", font_size=12, color="black")
+    texts = ([f"t = {t:.3g}{unit}" for t in times] if labels is None
+             else [str(x) for x in labels])
+    label = p.add_text(texts[0], font_size=12, color="black")
     _camera(p, azimuth, elevation)
     if out.suffix.lower() == ".mp4":
         p.open_movie(str(out), framerate=fps)
@@ -284,9 +290,93 @@ def animation(
             shown = _add_obstacles(pv, p, obstacles, frames, float(t))
         if trail is not None and i > 0:
             p.add_mesh(pv.lines_from_points(np.asarray(trail)[: i + 1]), color="black")
-        label.SetText(2, f"t = {t:.3g}{unit}")
+        label.SetText(2, texts[i])
         p.write_frame()
     p.close()
+    return out
+
+
+def mode_figure(x0: np.ndarray, shapes: Sequence[np.ndarray], titles: Sequence[str],
+                path: str | os.PathLike, d0: np.ndarray | None = None,
+                directors: Sequence[np.ndarray] | None = None, columns: int = 3) -> Path:
+    """A PNG of mode shapes, one 3D panel a mode (matplotlib): the equilibrium centreline
+    (grey, dashed) and the scaled mode shape (blue), with the first director drawn as short
+    ticks along the rod when given (so that a torsion mode, which does not move the
+    centreline, shows), each panel titled (e.g. ``"mode 3: f = 12.5 Hz (torsion)"``). All
+    panels share the limits and an equal scale of the three axes [m].
+
+    Parameters
+    ----------
+    x0 : (n, 3) array
+        Equilibrium centreline [m].
+    shapes : sequence of (n, 3) arrays
+        Centrelines of the scaled modes [m].
+    titles : sequence of str
+        One title a mode.
+    path : path-like
+        Output PNG.
+    d0 : (n, 3) array, optional
+        First director of the equilibrium at the points of ``x0``.
+    directors : sequence of (n, 3) arrays, optional
+        First director of each scaled mode (with ``d0``).
+    columns : int
+        Panels per row, >= 1.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if len(shapes) == 0 or len(titles) != len(shapes):
+        raise ValueError(f"shapes, titles: one title a shape and at least one shape "
+                         f"(got {len(shapes)} shapes, {len(titles)} titles)")
+    if not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"columns: an integer >= 1, got {columns!r}")
+    if (d0 is None) != (directors is None):
+        raise ValueError("d0, directors: both or neither")
+    x0 = np.asarray(x0, dtype=float)
+    allp = np.concatenate([x0, *[np.asarray(x, dtype=float) for x in shapes]])
+    centre, size = 0.5 * (allp.min(0) + allp.max(0)), float(np.max(np.ptp(allp, axis=0)))
+    size = max(size, 1e-12)
+    half = 0.55 * size
+    tick = 0.1 * size
+    every = max(1, len(x0) // 12)
+    ncol = min(columns, len(shapes))
+    nrow = -(-len(shapes) // ncol)
+    fig = plt.figure(figsize=(3.6 * ncol, 3.4 * nrow))
+    for k, (x, title) in enumerate(zip(shapes, titles, strict=True)):
+        ax = fig.add_subplot(nrow, ncol, k + 1, projection="3d")
+        x = np.asarray(x, dtype=float)
+        ax.plot(*x0.T, color="0.6", ls="--", lw=1.0, label="equilibrium")
+        ax.plot(*x.T, color="tab:blue", lw=2.0, label="mode")
+        if d0 is not None:
+            for p, d, colour in ((x0, np.asarray(d0), "0.7"),
+                                 (x, np.asarray(directors[k]), "tab:red")):
+                for i in range(0, len(p), every):
+                    seg = np.array([p[i], p[i] + tick * d[i]])
+                    ax.plot(*seg.T, color=colour, lw=0.8)
+        for set_lim, c in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), centre, strict=True):
+            set_lim(c - half, c + half)
+        ax.set_box_aspect((1.0, 1.0, 1.0))
+        ax.view_init(elev=28.0, azim=-50.0)
+        ax.set_xlabel("x [m]", fontsize=7)
+        ax.set_ylabel("y [m]", fontsize=7)
+        ax.set_zlabel("z [m]", fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.set_title(title, fontsize=9)
+    note = "grey dashed: equilibrium; blue: mode shape (scaled)"
+    if d0 is not None:
+        note += "; ticks: first director d1 (red: in the mode)"
+    fig.text(0.5, 0.005, note, ha="center", va="bottom", fontsize=8)
+    fig.tight_layout(rect=(0.0, 0.03, 1.0, 1.0))
+    out = Path(path)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
     return out
 
 
@@ -414,8 +504,14 @@ def timeseries_figure(csv_path: str | os.PathLike):
     carries its SI unit. The balance panel shows the change of the Hamiltonian next to the
     work of the loads, of the actuator ports (``port_work``) and of moving supports, and the
     dissipated energy, so an actuated run whose energy rises without external work shows
-    where the energy comes from. The time axis is ``t [s]`` (the load factor in a
-    quasi-static run, whose CSV has no kinetic energy).
+    where the energy comes from. The time axis is ``t [s]``.
+
+    A quasi-static run (its ``X_columns.json`` says so, :func:`fxrod.io.write_columns_json`;
+    a CSV without one: a kinetic energy column that is zero throughout) is drawn as
+    statics: the columns of :data:`fxrod.io.STATIC_OMITTED` (kinetic energy, momenta, the
+    energy balance) are left out even if an older file has them, and the horizontal axis
+    is the case's load parameter (:class:`fxrod.io.LoadParameter`, e.g. ``tip force F [N]`` =
+    ``per_t * t``), else ``load factor t [-]``.
 
     Parameters
     ----------
@@ -437,15 +533,29 @@ def timeseries_figure(csv_path: str | os.PathLike):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fxrod.io import read_csv
+    from fxrod.io import STATIC_OMITTED, LoadParameter, read_columns_json, read_csv
 
     data = read_csv(csv_path)
     if "t" not in data and next(iter(data), None) in PATH_PARAMETERS:
         return path_figure(data)
-    data = _balance_columns(data)
     if "t" not in data:
         raise ValueError(f"{csv_path}: no column 't' (a time series) and no first column "
                          f"{' or '.join(PATH_PARAMETERS)} (a load path)")
+    doc = read_columns_json(csv_path)
+    if doc is not None and "quasistatic" in doc:
+        static = bool(doc["quasistatic"])
+    else:
+        static = "kinetic" in data and not np.any(np.nan_to_num(data["kinetic"]))
+    load = None
+    if static:
+        data = {c: v for c, v in data.items() if c not in STATIC_OMITTED}
+        spec = (doc or {}).get("load") or {}
+        try:
+            load = LoadParameter(**spec)
+        except (TypeError, ValueError):      # an unreadable description: the load factor
+            load = LoadParameter()
+    else:
+        data = _balance_columns(data)
     panels = [(name, [c for c in cols if c in data and np.isfinite(data[c]).any()])
               for name, cols in PANELS]
     panels = [(n, c) for n, c in panels if c and not (n.startswith("energy balance")
@@ -455,14 +565,15 @@ def timeseries_figure(csv_path: str | os.PathLike):
         raise ValueError(f"{csv_path}: none of the plottable columns ({need}) is present")
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 * len(panels)), sharex=True)
     axes = np.atleast_1d(axes)
-    t = data["t"]
+    t = data["t"] if load is None else load.per_t * data["t"]
     for ax, (name, cols) in zip(axes, panels, strict=True):
         for c in cols:
             ax.plot(t, data[c], label=c, ls="--" if c == "H - H(0)" else "-")
-        ax.set_ylabel(name)
+        ax.set_ylabel("stored energy [J]" if static and name == "energy [J]" else name)
         ax.legend(fontsize=7, loc="best")
         ax.grid(alpha=0.3)
-    static = "kinetic" not in data or not np.any(data["kinetic"])
-    axes[-1].set_xlabel("load factor t [-]" if static else "t [s]")
+    axes[-1].set_xlabel("t [s]" if load is None else load.label)
+    if static:
+        axes[0].set_title("quasi-static run: equilibria along the load path", fontsize=9)
     fig.tight_layout()
     return fig

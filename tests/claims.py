@@ -1,6 +1,9 @@
-"""The README's result numbers, tied to the assertions that check them.
+"""The result numbers of the user-facing pages, tied to the assertions that check them.
 
-A number the README states as a result carries a marker right after it (and its unit)::
+The pages (:func:`pages`: ``README.md``, ``bench/README.md`` and every Markdown file of
+``docs/``) may state results; most of them live in ``docs/validation.md`` (accuracy) and
+``bench/README.md`` (speed). A number a page states as a result carries a marker right after
+it (and its unit)::
 
     ... to 2.7e-12<!-- claim: fs-balance-full --> with full Newton ...
     ... to 2.7e-6, 2.1e-6, 2.0e-5 m<!-- claim: cv-tip --> ...
@@ -18,7 +21,7 @@ The test that computes the numbers asserts them with the same id:
   :data:`MARGIN` times ``s``: the stated ``+- s``, else half a unit of the last printed digit
   (the default bound).
 
-Both check the margin when they run, against the README as it is; ``tests/test_validation_doc.py``
+Both check the margin when they run, against the pages as they are; ``tests/test_validation_doc.py``
 checks that every result number has a marker, every marker an asserting test, and the
 bounds it can read without running the tests. A speed number carries
 ``<!-- bench: FILE PATH ... -->`` instead, one path into ``bench/FILE`` per number; see
@@ -38,6 +41,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 BENCH = ROOT / "bench"
+DOCS = ROOT / "docs"
+#: Folders of ``docs/`` that hold generated or built files, not pages of ours.
+GENERATED = ("_build", "_generated", "api", "demos")
 #: An assertion's bound is at most this many times the stated number (or its +- s).
 MARGIN = 3.0
 
@@ -131,15 +137,38 @@ def markers(path: Path) -> list[Marker]:
     return out
 
 
+def pages() -> list[Path]:
+    """The Markdown pages whose markers count: the README, ``bench/README.md`` and every
+    ``.md`` under ``docs/`` but the generated and built folders (:data:`GENERATED`)."""
+    docs = [p for p in sorted(DOCS.rglob("*.md"))
+            if not set(p.relative_to(DOCS).parts[:-1]) & set(GENERATED)]
+    return [p for p in (README, BENCH / "README.md") if p.is_file()] + docs
+
+
+def all_markers() -> list[Marker]:
+    """Every marker of every page, in the order of :func:`pages`."""
+    return [m for page in pages() for m in markers(page)]
+
+
+def where(m: Marker) -> str:
+    """``FILE:LINE`` of a marker, relative to the repository."""
+    return f"{m.path.relative_to(ROOT)}:{m.line}"
+
+
 @cache
 def claims() -> dict[str, Marker]:
-    """The README's claim markers by id."""
-    return {m.key: m for m in markers(README) if m.kind == "claim"}
+    """The claim markers of all pages by id (a repeated id: the first; see
+    ``tests/test_validation_doc.py``, which refuses repeats)."""
+    out: dict[str, Marker] = {}
+    for m in all_markers():
+        if m.kind == "claim":
+            out.setdefault(m.key, m)
+    return out
 
 
 def _stated(claim_id: str) -> tuple[Number, ...]:
     marker = claims().get(claim_id)
-    assert marker is not None, f"no <!-- claim: {claim_id} --> in {README.name}"
+    assert marker is not None, f"no <!-- claim: {claim_id} --> in any page of pages()"
     assert marker.numbers, f"claim {claim_id}: no number right before its marker"
     return marker.numbers
 
@@ -176,7 +205,7 @@ def bound_problems(claim_id: str, bound, printed: bool) -> list[str]:
 
 
 def assert_claim(claim_id: str, error, bound) -> None:
-    """``|error| <= bound`` for the README's claim ``claim_id``, whose stated numbers are
+    """``|error| <= bound`` for the stated claim ``claim_id``, whose stated numbers are
     upper bounds of the error; ``bound`` (a number, or one per stated number) at most
     MARGIN x the stated number. ``error``: any shape for one stated number, else its last
     axis runs over the stated numbers."""
@@ -190,7 +219,7 @@ def assert_claim(claim_id: str, error, bound) -> None:
 
 
 def assert_printed(claim_id: str, value, bound=None, spread=None) -> None:
-    """``value`` is the README's stated value(s) of ``claim_id``: ``|value - x| <= bound``,
+    """``value`` is the stated value(s) of ``claim_id``: ``|value - x| <= bound``,
     ``bound`` at most MARGIN x s (``x +- s``; else half a unit of the last printed digit,
     the default bound). ``spread``: the computed ``s`` of ``x +- s``, which must round to
     the stated one."""

@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 from fxrod.chain import ChainSolver
-from fxrod.newton import nonlocal_terms
 from fxrod.settings import SolverSettings, default_linear_solver
 
 #: Machine epsilon of float64 (2.2e-16): twice the unit round-off u of one operation.
@@ -117,14 +116,14 @@ def skip_if_chain_refuses(model) -> None:
     ``model`` it refuses, so that MUMPS would solve it under the chain solver's name:
     joints or a closed rod (eliminated unknowns: :class:`fxrod.reduction.ReducedNewtonSolver`
     factors with MUMPS), rod-rod contact (nonlocal terms), an MPI run, or any other mesh
-    that is not disjoint open chains of cells (:class:`fxrod.newton.NewtonSolver` warns and
-    uses MUMPS)."""
+    that is not disjoint open chains of cells (:class:`fxrod.newton.NewtonSolver` refuses
+    them)."""
     if default_linear_solver() != "chain":
         return
     W = model.w.function_space
     if model.reduction is not None:
         why = "joints or a closed rod (eliminated unknowns)"
-    elif nonlocal_terms(model.w):
+    elif model.nonlocal_terms:
         why = "rod-rod contact (nonlocal terms)"
     elif W.mesh.comm.size > 1:
         why = "an MPI run"

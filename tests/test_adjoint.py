@@ -396,3 +396,19 @@ def test_mpi_gradient_equals_serial(tmp_path):
     a, b = json.loads(serial.read_text()), json.loads(mpi.read_text())
     assert b["J"] == pytest.approx(a["J"], rel=1e-10)
     assert np.allclose(b["g"], a["g"], rtol=1e-8, atol=0)
+
+
+def test_parameters_that_set_the_same_input_are_refused():
+    """SectionParameters and a ConstantParameter on one of its Constants (or two histories
+    of one load's force) would overwrite each other: refused in one line naming both.
+    Histories of the actuators of one extension (a shared Constant, separate inputs) are
+    not: test_taylor_actuation."""
+    prob = cantilever()
+    m = prob.model
+    sec = SectionParameters(m, ["E"], E=E, G=G, rho=RHO, radius=R)
+    with pytest.raises(ParameterError, match="section and rhoA"):
+        Adjoint(prob.integrator(), T, tracking(), [sec, ConstantParameter("rhoA", m.rhoA)])
+    te = (np.arange(10) + 0.5) * H
+    with pytest.raises(ParameterError, match="f1 and f2"):
+        Adjoint(prob.integrator(), T, tracking(), [InputHistory("f1", m.loads[0], te),
+                                                   InputHistory("f2", m.loads[0], te)])

@@ -14,11 +14,11 @@ LAYERS: dict[str, int] = {
     # 0: foundations without fxrod imports
     "fxrod.errors": 0, "fxrod.kinematics": 0, "fxrod._malloc": 0, "fxrod.data": 0,
     "fxrod.fastassembly": 0, "fxrod.paraview": 0,
-    "fxrod.chain": 0, "fxrod.jit": 0,
+    "fxrod.chain": 0, "fxrod.jit": 0, "fxrod.mumps": 0,
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
     "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
-    "fxrod.structure": 1, "fxrod.obstacles": 1,
+    "fxrod.structure": 1, "fxrod.obstacles": 1, "fxrod.backends": 1,
     # 2: shared solving and recording machinery
     "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2,
     "fxrod.fastnewton": 2,
@@ -30,7 +30,7 @@ LAYERS: dict[str, int] = {
     "fxrod.model": 5,
     # 6: steppers, checkpoints, probes
     "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6, "fxrod.linear": 6,
-    "fxrod.continuation": 6, "fxrod.pointload": 1,
+    "fxrod.continuation": 6, "fxrod.pointload": 1, "fxrod.modetable": 6,
     "fxrod.phmodel": 6, "fxrod.phmodel_io": 6,
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,

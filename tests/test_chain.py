@@ -207,12 +207,19 @@ def test_quasistatic_elastica_also_moves_the_mid_node_position():
     assert np.all(np.isin(solver.vertex_dofs[1:, 24:], np.asarray(q)))
 
 
-def test_chain_needs_fast_assembly_and_a_valid_name():
-    with pytest.warns(RuntimeWarning, match="chain solver needs"):
-        integ = Integrator(flying_spaghetti(2).model, 0.1,
-                           SolverSettings(linear_solver="chain", fast_assembly=False))
-    assert integ.newton.chain is None
-    assert integ.step().newton_its > 0
+def test_chain_refuses_in_one_line_what_it_cannot_solve():
+    """``linear_solver="chain"`` where the chain solver cannot run is refused with one line
+    naming the setting and why (never re-routed to MUMPS in silence): without fast
+    assembly, on a structure with joints; an unknown name likewise."""
+    with pytest.raises(ParameterError, match="linear_solver.*fast_assembly"):
+        Integrator(flying_spaghetti(2).model, 0.1,
+                   SolverSettings(linear_solver="chain", fast_assembly=False))
+    sec = Section.circular(0.01, E=1e9, nu=0.3, rho=1e3)
+    rods = [Rod(sec, (0, 0, 0), (0.5, 0, 0), (0, 1, 0), 2),
+            Rod(sec, (0.5, 0, 0), (1, 0, 0), (0, 1, 0), 2)]
+    welded = RodModel(Structure(rods, [Rigid((0, "L"), (1, "0"))]), [], [Clamp("0")])
+    with pytest.raises(ParameterError, match="linear_solver.*joints"):
+        Integrator(welded, 0.1, SolverSettings(linear_solver="chain"))
     with pytest.raises(ParameterError, match="linear_solver"):
         SolverSettings(linear_solver="thomas")
 

@@ -157,3 +157,20 @@ def test_bad_models():
         RodModel(rod, [PointLoad(0.3, force=(1.0, 0, 0))], [Clamp("0")], quasistatic=True)
     with pytest.raises(ParameterError, match="inside"):
         RodModel(rod, [PointLoad(1.0, force=(1.0, 0, 0))], [Clamp("0")], quasistatic=True)
+
+
+def test_tendon_actuation_path_follows_the_closed_form():
+    """Continuation of a tendon-actuated rod (the tendon hook, T = lambda T_max): the inputs
+    are evaluated at lambda >= 0 only (a one-sided load derivative at the start, where the
+    central one asked the actuator for lambda = -1e-4), and every point of the path is the
+    closed-form hook at its tension within the load stepping's discretisation error
+    (1.8e-5 L at T_max, n_e 16)."""
+    from fxrod.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+
+    cont = Continuation(tendon_hook(HOOK).model, ArcLengthSettings(ds=0.02, ds_max=0.1))
+    path = cont.run(30, stop=lambda p: p.lam >= 0.5)
+    assert path[-1].lam >= 0.5 and all(p.index == 0 for p in path)
+    tip0 = np.array([HOOK.length, 0.0, 0.0])
+    for p in path[1:]:
+        exact = tendon_hook_exact(HOOK, tension=p.lam * HOOK.tension)[0][0] - tip0
+        assert np.linalg.norm(p.displacements["tip"] - exact) <= 5e-5 * HOOK.length

@@ -47,7 +47,6 @@ from fxrod.integrators import Integrator
 from fxrod.joints import Rigid
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
-from fxrod.newton import register_nonlocal
 from fxrod.obstacles import Sphere
 from fxrod.rod import Rod, Section
 from fxrod.settings import SolverSettings
@@ -218,7 +217,7 @@ class _TipSpring:
         self.dof = int(np.asarray(qmap).reshape(-1, 12)[node, 2])
         self.z0, self.k_s, self.w = float(model.w.x.array[self.dof]), k_s, model.w
         self.h = model.h
-        register_nonlocal(model.w, self)
+        model.add_nonlocal(self)
 
     def add_residual(self, b, skip) -> None:
         f = self.k_s * (self.w.x.array[self.dof] - self.z0)

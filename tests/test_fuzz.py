@@ -168,7 +168,8 @@ def test_loads_accept_vectors_and_functions(f, m, follower, end):
     load = EndLoad(end, force=f, moment=lambda t: np.multiply(m, t), follower=follower)
     assert np.allclose(load.force(0.3), f) and np.allclose(load.moment(0.5), np.multiply(m, 0.5))
     DistributedLoad(force=f)
-    assert np.allclose(Gravity(f).g, f)
+    assert np.allclose(Gravity(f).g(0.3), f)
+    assert np.allclose(Gravity(lambda t: np.multiply(f, t)).g(0.5), np.multiply(f, 0.5))
 
 
 @FUZZ

@@ -1,19 +1,24 @@
-"""Every result number of the README is tied to the assertion that checks it.
+"""Every result number of the user-facing pages is tied to the assertion that checks it.
 
 The convention is in ``tests/claims.py``: a result number carries ``<!-- claim: ID -->``
 right after it, and a test asserts it with ``assert_claim("ID", error, bound)`` (stated
 numbers are upper bounds) or ``assert_printed("ID", value)`` (stated values, ``x +- s`` or
 to the printed digits); a speed number carries ``<!-- bench: FILE PATH ... -->`` and is the
-number of ``bench/FILE`` at PATH. Here, without running the studies:
+number of ``bench/FILE`` at PATH. Markers are read from every page of
+:func:`tests.claims.pages` (the README, ``bench/README.md``, ``docs/**/*.md``). The results
+themselves are in ``docs/validation.md`` (accuracy, above its generated map) and
+``bench/README.md`` (speed). Here, without running the studies:
 
-* every number of the README sections :data:`SECTIONS` is claimed, benched, code (an input,
+* every number of the results text (:data:`STRICT`: ``docs/validation.md`` above the map,
+  ``bench/README.md``, the solver notes of the guide) is claimed, benched, code (an input,
   in backticks) or a reference label (an equation, section or example number);
 * every claim id is asserted by a test in ``tests/`` and every asserted id is claimed;
 * each bound that is a literal (or module constant) is at most 3x the stated number (the
   helpers check every bound again when they run, computed ones included);
 * every bench number equals its JSON value to the printed digits;
-* ``docs/validation.md`` is generated from the markers and the assertions
-  (``python tests/test_validation_doc.py`` rewrites it).
+* the map at the end of ``docs/validation.md`` (below :data:`SENTINEL`) is generated from
+  the markers and the assertions (``python tests/test_validation_doc.py`` rewrites it; the
+  text above it is written by hand).
 """
 
 from __future__ import annotations
@@ -33,20 +38,31 @@ from tests.claims import (  # noqa: E402
     FENCE,
     MARGIN,
     MARKER,
-    README,
     ROOT,
     Marker,
+    all_markers,
     bench_value,
     blank,
     bound_problems,
     claims,
     markers,
+    where,
 )
 
 DOC = ROOT / "docs" / "validation.md"
 TESTS = ROOT / "tests"
-#: The README sections in which every number is a claim, a bench number, code or a label.
-SECTIONS = ("## Results against the references", "## Speed (`bench/`)", "## Solver notes")
+#: The README's length at most, in lines.
+README_LINES = 250
+#: The line of ``docs/validation.md`` after which the map is generated.
+SENTINEL = "<!-- generated below by tests/test_validation_doc.py: do not edit by hand -->"
+#: The results text, in which every number is a claim, a bench number, code or a label:
+#: (page, first line of the span or None for the start, end: the sentinel line, the next
+#: ``## `` heading or None for the end of the page).
+STRICT = (
+    ("docs/validation.md", None, SENTINEL),
+    ("bench/README.md", None, None),
+    ("docs/guide/solvers.md", "## Solver notes", "## "),
+)
 HELPERS = {"assert_claim": False, "assert_printed": True}
 #: A number as text shows it: not part of a name (p_1, R5, E0), an exponent (^2), a
 #: subscript ({n+1}) or a section (§3.1); "x2.3" is a number.
@@ -139,43 +155,49 @@ def assertions() -> tuple[Assertion, ...]:
     return tuple(out)
 
 
-def sections() -> list[tuple[int, int]]:
-    text = README.read_text()
-    spans = []
-    for title in SECTIONS:
-        start = text.index("\n" + title + "\n")
-        end = text.find("\n## ", start + 1)
-        spans.append((start, len(text) if end < 0 else end))
-    return spans
-
-
-def readme_markers() -> list[Marker]:
-    return markers(README)
+def span(text: str, first: str | None, end: str | None) -> tuple[int, int]:
+    """Offsets of the part of ``text`` from the line ``first`` (None: the start) to the line
+    starting with ``end`` (None: the end of the text)."""
+    start = 0 if first is None else text.index("\n" + first + "\n")
+    stop = -1 if end is None else text.find("\n" + end, start + 1)
+    return start, len(text) if stop < 0 else stop
 
 
 # ------------------------------------------------------------------------------- tests
 def test_every_result_number_is_claimed():
-    raw = README.read_text()
-    text = blank(blank(blank(blank(raw, FENCE), CODE), MARKER), LABEL)
-    covered = [(m.start, m.end) for m in readme_markers()]
     loose = []
-    for a, b in sections():
+    for name, first, end in STRICT:
+        path = ROOT / name
+        raw = path.read_text()
+        text = blank(blank(blank(blank(raw, FENCE), CODE), MARKER), LABEL)
+        covered = [(m.start, m.end) for m in markers(path)]
+        a, b = span(raw, first, end)
         for m in NUMBER.finditer(text, a, b):
             if not any(s <= m.start() < e for s, e in covered):
                 line = raw.count("\n", 0, m.start()) + 1
                 near = raw[m.start() - 50:m.end() + 15]
-                loose.append(f"README.md:{line}: {m[0]!r} in ...{near!r}")
+                loose.append(f"{name}:{line}: {m[0]!r} in ...{near!r}")
     assert not loose, "numbers without a claim or bench marker:\n" + "\n".join(loose)
+
+
+def test_readme_is_short_and_links_the_results():
+    """The README is an introduction (at most :data:`README_LINES` lines); the validation
+    results and the timings are on the pages it links to."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= README_LINES
+    assert SENTINEL in DOC.read_text()
+    for link in ("](docs/validation.md)", "](bench/README.md)"):
+        assert link in readme, link
 
 
 def test_markers_claim_numbers_and_ids_are_unique():
     seen, problems = set(), []
-    for m in readme_markers():
+    for m in all_markers():
         if not m.numbers:
-            problems.append(f"README.md:{m.line}: {m.kind} {m.key}: no number right before it")
+            problems.append(f"{where(m)}: {m.kind} {m.key}: no number right before it")
         if m.kind == "claim":
             if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.-]*", m.key) or m.key in seen:
-                problems.append(f"README.md:{m.line}: claim id {m.key!r} malformed or repeated")
+                problems.append(f"{where(m)}: claim id {m.key!r} malformed or repeated")
             seen.add(m.key)
     assert not problems, problems
 
@@ -186,7 +208,7 @@ def test_every_claim_is_asserted_and_every_assertion_claimed():
     unknown = sorted({f"{a.path}::{a.function}: {a.claim}" for a in assertions()
                       if a.claim not in claims()})
     assert not missing, f"claims no test asserts: {missing}"
-    assert not unknown, f"asserted ids the README does not claim: {unknown}"
+    assert not unknown, f"asserted ids that no page claims: {unknown}"
 
 
 def test_bounds_at_most_three_times_the_stated_number():
@@ -202,29 +224,29 @@ def test_bounds_at_most_three_times_the_stated_number():
 
 def test_speed_numbers_are_the_bench_json():
     problems = []
-    for m in readme_markers():
-        if m.kind != "bench":
-            continue
+    benched = [m for m in all_markers() if m.kind == "bench"]
+    assert any(m.path == ROOT / "bench" / "README.md" for m in benched)
+    for m in benched:
         file, *paths = m.key.split()
         if len(paths) != len(m.numbers):
-            problems.append(f"README.md:{m.line}: {len(m.numbers)} numbers, {len(paths)} paths")
+            problems.append(f"{where(m)}: {len(m.numbers)} numbers, {len(paths)} paths")
             continue
         for number, path in zip(m.numbers, paths, strict=True):
             try:
                 value = bench_value(file, path)
             except (OSError, KeyError, IndexError, ValueError) as e:
-                problems.append(f"README.md:{m.line}: bench/{file} {path}: {e!r}")
+                problems.append(f"{where(m)}: bench/{file} {path}: {e!r}")
                 continue
             if abs(number.value - value) > number.half_ulp * (1 + 1e-9):
-                problems.append(f"README.md:{m.line}: {number.text} but bench/{file} "
+                problems.append(f"{where(m)}: {number.text} but bench/{file} "
                                 f"{path} = {value:.6g}")
     assert not problems, "\n".join(problems)
 
 
 # ------------------------------------------------------------------------------ the map
 def paragraph_title(raw: str, pos: int) -> str:
-    """The bold lead-in of the README paragraph at ``pos`` (of the one before a table),
-    else its section's heading."""
+    """The bold lead-in of the paragraph at ``pos`` (of the one before a table), else its
+    section's heading."""
     para = raw.rfind("\n\n", 0, pos) + 2
     if raw.startswith("|", para):
         para = raw.rfind("\n\n", 0, para - 2) + 2
@@ -235,8 +257,8 @@ def paragraph_title(raw: str, pos: int) -> str:
 
 
 def clause(raw: str, m: Marker) -> str:
-    """The README text around a claim: its table row, or its clause (from the last ". " or
-    "; " before its numbers to the next), shortened to about 100 characters each side."""
+    """The text around a claim: its table row, or its clause (from the last ". " or "; "
+    before its numbers to the next), shortened to about 100 characters each side."""
     line_start = raw.rfind("\n", 0, m.start) + 1
     if raw.startswith("|", line_start):
         start, end = line_start, raw.find("\n", m.end)
@@ -260,54 +282,43 @@ def clause(raw: str, m: Marker) -> str:
     return text.replace("|", "\\|")
 
 
+def head() -> str:
+    """The hand-written part of ``docs/validation.md``, up to and with :data:`SENTINEL`."""
+    text = DOC.read_text()
+    assert SENTINEL in text, f"{DOC.relative_to(ROOT)} lost its line {SENTINEL!r}"
+    return text[:text.index(SENTINEL) + len(SENTINEL)] + "\n"
+
+
 def render() -> str:
-    """docs/validation.md from the README's markers and the tests' assertions."""
-    raw = README.read_text()
+    """``docs/validation.md``: its hand-written head, then the map of every claim of every
+    page to the tests that assert it."""
     by_claim: dict[str, list[Assertion]] = {}
     for a in assertions():
         by_claim.setdefault(a.claim, []).append(a)
     out = [
-        "# Validation map: README claims and the tests that assert them",
         "",
-        "Generated by `tests/test_validation_doc.py` (`python tests/test_validation_doc.py`",
-        "rewrites this file; the test fails when it, the README or a test drifts). Each result",
-        "number of the README carries a claim id (`<!-- claim: ID -->` in its source) and is",
-        "asserted by the test named here through `assert_claim(ID, error, bound)` (the stated",
-        "numbers bound an error) or `assert_printed(ID, value, bound)` (the stated values, to",
-        "their `+- s` or printed digits), which fail when the bound exceeds 3x the stated",
-        "number (3x the `s`). Tier `default`: `./fxrod.sh test -m \"not slow\"`; tier `slow`:",
-        "`./fxrod.sh test -m slow`; CI (`.ci/run`) runs both. The speed numbers of the README",
-        "are read from `bench/*.json` (`<!-- bench: FILE PATH -->`), not asserted.",
+        "## Which test asserts each number",
         "",
-        "## Calibrated and validated",
-        "",
-        "Parameters identified from the data they are then compared with:",
-        "",
-        "- Soft arm (Ex. 6.4): the length, the diameter, the chamber offset (selected by the",
-        "  plateau radius of the circle data: `test_plateau_geometry_closed_form`) and the",
-        "  density (minimum of the rms tip error over the circle run:",
-        "  `test_soft_arm_density_scan`). The circle tip errors are therefore a fit. Not fitted:",
-        "  the heart path (held out), the power balance, the FE static arc and the tendon hook",
-        "  against their closed forms.",
-        "- Viscoelastic cantilever (Ex. 6.2): of the two readings of the branch viscosity,",
-        "  `convention=\"material\"` fits the dissipative data and `\"branch\"` misses it",
-        "  (`test_ex62_branch_convention_does_not_match_data`). The H match checks the chosen",
-        "  reading. Not fitted: the power balance, the relaxation at a held stretch against its",
-        "  closed form and the discrete recursion.",
-        "",
-        "Everything else is compared with references that were not tuned: closed forms, exact",
-        "solutions, published data (Kinon, Eugster & Betsch 2026; Exudyn), another formulation,",
-        "or the convergence order of the scheme.",
+        "Each claim of the pages (this one, the README, the guide, `bench/README.md`): its id",
+        "(`<!-- claim: ID -->` in the Markdown source), the statement, the test that asserts it",
+        "(`tests/FILE::FUNCTION`), the bound it asserts (`<= b`: the stated number bounds an",
+        "error; `|x - stated| <= b`: a stated value; \"printed digits\": to half a unit of its",
+        "last digit) and the tier: `default` runs in `./fxrod.sh test -m \"not slow\"`, `slow`",
+        "in `./fxrod.sh test -m slow`. Generated by `python tests/test_validation_doc.py`.",
     ]
     title = None
-    for m in readme_markers():
+    texts: dict[Path, str] = {}
+    for m in sorted(all_markers(), key=lambda m: m.path != DOC):    # this page's first
         if m.kind != "claim":
             continue
+        raw = texts.setdefault(m.path, m.path.read_text())
         t = paragraph_title(raw, m.start)
+        if m.path != DOC:
+            t = f"{t} (`{m.path.relative_to(ROOT)}`)"
         if t != title:
             title = t
-            out += ["", f"## {t}", "",
-                    "| claim | README | test (file::function) | asserted | tier |",
+            out += ["", f"### {t}", "",
+                    "| claim | statement | test (file::function) | asserted | tier |",
                     "|---|---|---|---|---|"]
         calls = by_claim.get(m.key, [])
         tests = "<br>".join(dict.fromkeys(f"`{a.path}::{a.function}`" for a in calls))
@@ -316,7 +327,7 @@ def render() -> str:
             if a.printed else f"<= {a.bound}" for a in calls)).replace("|", "\\|")
         tier = "/".join(dict.fromkeys("slow" if a.slow else "default" for a in calls))
         out.append(f"| `{m.key}` | {clause(raw, m)} | {tests} | {bounds} | {tier} |")
-    return "\n".join(out) + "\n"
+    return head() + "\n".join(out) + "\n"
 
 
 def test_doc_is_generated():

@@ -120,7 +120,8 @@ class _Newton:
         """The SNES solver (DOLFINx's assembly, MUMPS), built on first use."""
         if self._general is None:
             self._general = NewtonSolver(self._F, self._beam.r, self._beam.bcs,
-                                         self.settings.replace(fast_assembly=False))
+                                         self.settings.replace(fast_assembly=False,
+                                                               linear_solver="mumps"))
         return self._general
 
     def solve(self) -> tuple[int, int]:

@@ -24,10 +24,13 @@ import numpy as np
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import output_files, recorded, wrote
 from fxrod.examples import bend45
+from fxrod.io import LoadParameter
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
 
 NAME = "bend45"
+#: What the load factor t of the run is: the tip force F = t (``fxrod plot``'s axis).
+LOAD = LoadParameter("tip force F", "N", 1.0)
 #: Simo & Vu-Quoc (1986), 8 elements: tip at F = 300, 450, 600.
 PUBLISHED = {300.0: (58.84, 22.33, 40.08), 450.0: (52.32, 18.62, 48.39),
              600.0: (47.23, 15.79, 53.37)}
@@ -49,7 +52,7 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
     """Load stepping with step cutting; shapes and internal forces kept at the published
     loads; ``control``: the :data:`fxrod.cases.RUN_CONTROL` values."""
     return recorded(problem, out, f"{NAME}_steps", snapshot_times=[0.0, *PUBLISHED],
-                    paraview_every=1, quiet=quiet, **control)
+                    paraview_every=1, quiet=quiet, load=LOAD, **control)
 
 
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:

@@ -40,7 +40,7 @@ from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import contact_figure, output_files, recorded, restart_of, wrote
 from fxrod.forms.contact import QUADRATURES, Contact
 from fxrod.geometry import CurveFunction
-from fxrod.io import CSVWriter
+from fxrod.io import CSVWriter, LoadParameter
 from fxrod.loads import EndLoad
 from fxrod.model import RodModel
 from fxrod.obstacles import Cylinder
@@ -124,7 +124,8 @@ def simulation(problem: Problem, out: Path | None, name: str, first: bool,
         control = {**control, "restart": restart_of(control.get("restart"), name)}
     contact = problem.model.extensions[0]
     sim = recorded(problem, out, name, snapshot_times=[0.0, problem.t_end], quiet=quiet,
-                   probes=[contact.probe(), ContactFieldProbe(contact)], **control)
+                   probes=[contact.probe(), ContactFieldProbe(contact)],
+                   load=LoadParameter("pull of the end s = L", "m", PULL), **control)
     if sim.integ.step_count == 0:
         seed_slide(sim.integ, problem.h)
     return sim

@@ -150,7 +150,7 @@ def run_ensemble(outs: list[Path | None], members: list[dict], *, quiet: bool, h
     ens = Ensemble(template(n_elements, kirchhoff), flying_spaghetti_loads(),
                    [m["load_scale"] for m in members], comm=comm,
                    sections=[section(m["stiffness_scale"]) for m in members])
-    integ = ens.integrator(h, PAPER_SETTINGS.replace(linear_solver="chain", adaptive=adaptive))
+    integ = ens.integrator(h, PAPER_SETTINGS.replace(linear_solver="auto", adaptive=adaptive))
     rec = EnsembleRun(ens, integ, outs, NAME, quiet=quiet)
     rec.run(t_end)
     results = []

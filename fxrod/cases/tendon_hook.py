@@ -23,6 +23,7 @@ import numpy as np
 
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import output_files, recorded, wrote
+from fxrod.io import LoadParameter
 from fxrod.probes import ColumnProbe
 from fxrod.problem import Problem
 from fxrod.simulation import Simulation
@@ -68,7 +69,8 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
     probe = ColumnProbe({"tension": "N", **{f"tip_exact_{i}": "m" for i in (1, 2, 3)}}, exact)
     loads = np.round(np.linspace(0.0, 1.0, int(round(1.0 / problem.h)) + 1), 12)
     return recorded(problem, out, NAME, snapshot_times=loads, probes=[probe], quiet=quiet,
-                    paraview_every=1, **control)
+                    paraview_every=1, load=LoadParameter("tendon tension T", "N", p.tension),
+                    **control)
 
 
 def end_state_error(sim: Simulation, p: HookParameters = HOOK) -> tuple[float, float] | None:

@@ -55,6 +55,14 @@ class Extension:
     """
 
     name: str = "extension"
+    #: Whether the extension adds rows and blocks outside UFL to every system of the model
+    #: (``add_residual(b, skip)``, ``add_jacobian(A, skip)``: terms coupling distant dofs,
+    #: e.g. rod-rod contact); the model lists them in ``nonlocal_terms``.
+    outside_ufl: bool = False
+    #: Whether the extension is a dissipative port without a potential (drag, ambient
+    #: damping): the linearised analyses (modes, buckling, the PH export) and the
+    #: continuation refuse it in one line.
+    dissipative: bool = False
     #: Whether the extension may act in a structure of several rods (it then receives the
     #: :class:`fxrod.structure.Structure` in :meth:`bind`).
     structures: bool = False

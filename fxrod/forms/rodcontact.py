@@ -24,9 +24,10 @@ model (end-point evaluation) the exact gradient at ``t_{n+1}`` is used.
 
 Candidate pairs are the node pairs closer than ``2 r`` at ``t_n`` or at the iterate
 (:class:`scipy.spatial.cKDTree`); every other pair has ``g >= 0`` at both ends, hence no
-force and no energy, so the set is exact. The extension registers itself with
-:func:`fxrod.newton.register_nonlocal`: both Newton solvers add its residual rows and
-Jacobian blocks after the UFL assembly; the ledger books :meth:`RodContact.stored_energy_value`.
+force and no energy, so the set is exact. The extension is a term outside UFL
+(``outside_ufl``, the model's ``nonlocal_terms``): every solver of the model adds its
+residual rows and Jacobian blocks after the UFL assembly; the ledger books
+:meth:`RodContact.stored_energy_value`.
 In parallel every rank gathers all nodal positions and adds the rows it owns.
 """
 
@@ -40,7 +41,6 @@ from scipy.spatial import cKDTree
 
 from fxrod.errors import ParameterError, check_positive
 from fxrod.forms.base import Extension
-from fxrod.newton import register_nonlocal
 
 #: Pairs closer than this at t = 0, relative to 2 r, count as touching (not overlapping).
 OVERLAP_TOL = 1e-10
@@ -64,6 +64,7 @@ class RodContact(Extension):
     """
 
     structures = True
+    outside_ufl = True
 
     def __init__(self, radius: float, stiffness: float, exclude: float | None = None,
                  name: str = "rodcontact") -> None:
@@ -105,7 +106,7 @@ class RodContact(Extension):
 
     def setup(self, ctx, fields) -> None:
         """Find the unknown ``w`` and the state ``w0`` behind the context, index the nodal
-        positions (global numbering), register with the Newton solvers and check that no
+        positions (global numbering) and check that no
         pair overlaps in the reference (t = 0)."""
         self._ctx = ctx
         (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
@@ -129,7 +130,6 @@ class RodContact(Extension):
         xs = np.concatenate(comm.allgather(xs))
         rod, s = self._locate(xs)
         self._rod, self._s = np.asarray(rod), np.asarray(s)
-        register_nonlocal(w, self)
         x = self._reference(xs)[:, :3]
         pairs = self._pairs(x)
         if pairs.size:
