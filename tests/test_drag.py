@@ -394,10 +394,10 @@ def test_linearised_analyses_and_continuation_refuse_drag_in_one_line():
     for ext in (ResistiveForceDrag(1.0, 2.0, flow=(0.0, 0.0, 0.1)), AmbientDamping(0.5)):
         model = RodModel(_rod((1.0, 0.0, 0.0)), [EndLoad("L", force=(0.0, 0.0, -1.0))],
                          [Clamp("0")], [ext], quasistatic=True)
-        for analysis in (lambda: modes(model, 2), lambda: buckling(model),
-                         lambda: linear_ph(model, [Input("tip", "force")])):
+        for analysis, args in ((modes, (model, 2)), (buckling, (model,)),
+                               (linear_ph, (model, [Input("tip", "force")]))):
             with pytest.raises(ParameterError, match=f"extensions = '{ext.name}'.*dissipate"):
-                analysis()
+                analysis(*args)
         with pytest.raises(ParameterError, match="dissipate"):
             Continuation(model)
 
