@@ -1017,10 +1017,12 @@ class ChainPC:
                 self.reason = str(err)
                 if not self.quiet:
                     warnings.warn(f"fxrod: {err}; using MUMPS", RuntimeWarning, stacklevel=2)
-        if self.fast_jacobian is not None and not self.fast_jacobian.csr:
-            self.fast_jacobian.csr = True  # MUMPS needs the assembled matrix from now on
-            self.fast_jacobian.assemble(constants=False)
-        A, _ = pc.getOperators()
+        fj = self.fast_jacobian
+        if fj is not None and not fj.csr:
+            fj.csr = True  # MUMPS needs the assembled matrix from now on
+            fj.assemble(constants=False)
+        # the CSR matrix (the operator may be one that only multiplies by it)
+        A = fj.matrix() if fj is not None else pc.getOperators()[0]
         if self.mumps is None:
             self.mumps = mumps.DirectSolver(A.getComm(), self.icntl, scaled=False)
         self.mumps.factor(A)

@@ -31,6 +31,7 @@ import platform
 import shutil
 import sys
 import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,34 @@ int fxrod_element_offsets(int n_cells, const int32_t* dofs, int nd, const int32_
     return 0;
 }
 
+/* The CSR pattern of the element dofs (every pair of dofs of a cell, as DOLFINx's
+   sparsity pattern of a cell-integral form): the cells holding dof r are
+   cell_of[dof_ptr[r] .. dof_ptr[r + 1]) (a cell once per dof it holds); mark (n ints, -1)
+   is work space. With indices NULL only the row lengths into indptr[1..n]; else the sorted
+   column indices of every row. */
+void fxrod_csr_pattern(int n, const int32_t* dofs, int nd, const int32_t* dof_ptr,
+    const int32_t* cell_of, int32_t* mark, int32_t* indptr, int32_t* indices)
+{
+    for (int r = 0; r < n; ++r) {
+        int32_t len = 0;
+        int32_t* row = indices ? indices + indptr[r] : NULL;
+        for (int32_t p = dof_ptr[r]; p < dof_ptr[r + 1]; ++p) {
+            const int32_t* cd = dofs + (size_t)cell_of[p] * nd;
+            for (int j = 0; j < nd; ++j)
+                if (mark[cd[j]] != r) {
+                    mark[cd[j]] = r;
+                    if (row) {  /* insertion into the sorted row */
+                        int32_t i = len;
+                        while (i > 0 && row[i - 1] > cd[j]) { row[i] = row[i - 1]; --i; }
+                        row[i] = cd[j];
+                    }
+                    ++len;
+                }
+        }
+        if (!row) indptr[r + 1] = len;
+    }
+}
+
 /* The coordinates of cell c's ngd geometry nodes into coords (3 per node). */
 static void gather_coords(double* coords, const double* x, const int32_t* gdofs, int c,
                           int ngd)
@@ -82,7 +111,7 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
     const uint16_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords,
-    double* elem)
+    double* elem, const int8_t* is_bc)
 {
     fxrod_kernel_t k = (fxrod_kernel_t)kernel;
     for (int e = 0; e < n_ent; ++e) {
@@ -92,18 +121,18 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
         k(Ae, coeffs + (size_t)e * cstride, consts, coords,
           local_index ? local_index + e : NULL, NULL, NULL);
         const int32_t* cd = dofs + (size_t)c * nd;
-        const uint16_t* oc = off + (size_t)c * nd * nd;
         for (int i = 0; vals && i < nd; ++i) {  /* vals NULL: element matrices only */
             double* row = vals + indptr[cd[i]];
             const double* Ar = Ae + (size_t)i * nd;
-            const uint16_t* oi = oc + (size_t)i * nd;
+            const uint16_t* oi = off + ((size_t)c * nd + i) * nd;
             for (int j = 0; j < nd; ++j)
                 if (Ar[j] != 0.0 && oi[j] != 65535) row[oi[j]] += Ar[j];
         }
         if (elem) {  /* the element matrices by cell, Dirichlet rows and columns zero */
             double* ec = elem + (size_t)c * nd * nd;
-            for (int ij = 0; ij < nd * nd; ++ij)
-                if (oc[ij] != 65535) ec[ij] += Ae[ij];
+            for (int i = 0; i < nd; ++i)
+                for (int j = 0; j < nd; ++j)
+                    if (!(is_bc[cd[i]] | is_bc[cd[j]])) ec[i * nd + j] += Ae[i * nd + j];
         }
     }
 }
@@ -179,7 +208,9 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
     const uint16_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords,
-    double* elem);
+    double* elem, const int8_t* is_bc);
+void fxrod_csr_pattern(int n, const int32_t* dofs, int nd, const int32_t* dof_ptr,
+    const int32_t* cell_of, int32_t* mark, int32_t* indptr, int32_t* indices);
 void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells,
     const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
@@ -413,9 +444,33 @@ class FormKernels:
             gather(n, dpos, spos, src, dst)
 
 
+class _Products:
+    """Context of a PETSc ``python`` matrix whose products are those of a
+    :class:`FastJacobian`'s CSR matrix (:meth:`FastJacobian.matrix`, built at the first
+    product): the operator handed to SNES when the Jacobian is only factored (a line
+    search other than "basic" multiplies by it). Holds the Jacobian weakly (the matrix
+    belongs to it)."""
+
+    def __init__(self, fast_jacobian: FastJacobian) -> None:
+        self._fj = weakref.ref(fast_jacobian)
+
+    def mult(self, mat, x, y) -> None:
+        self._fj().matrix().mult(x, y)
+
+    def multTranspose(self, mat, x, y) -> None:  # noqa: N802  (petsc4py's name)
+        self._fj().matrix().multTranspose(x, y)
+
+
 class FastJacobian:
     """Assemble the compiled Jacobian form ``J_form`` into a ``seqaij`` matrix that shares
-    its CSR arrays with numpy (serial runs).
+    its CSR arrays with numpy (serial runs), or only into element matrices or a condenser
+    (the chain solver, :attr:`condenser`).
+
+    The CSR arrays (12 bytes per nonzero, ~48 kB per rod element, and the positions of the
+    element entries in them, 8.7 kB per element) exist only where the matrix is assembled:
+    with ``csr=False`` (the chain solver's path, which factors the Jacobian inside its
+    assembly) they are built when :attr:`csr` is first set (MUMPS after a factorisation the
+    chain solver rejects, a line search that multiplies by the Jacobian).
 
     Parameters
     ----------
@@ -425,17 +480,26 @@ class FastJacobian:
         The unknown tied to the residual and Jacobian.
     bcs : list of DirichletBC
         Constrained dofs: their rows and columns are zero, their diagonal is one.
-    pattern : petsc4py.PETSc.Mat
-        An assembled matrix with the sparsity pattern of ``J_form`` (DOLFINx's), copied.
+    pattern : petsc4py.PETSc.Mat, optional
+        An assembled matrix whose sparsity pattern holds ``J_form``'s, copied at once; by
+        default the pairs of element dofs of the form's cells (DOLFINx's pattern of a form
+        with cell and exterior-facet integrals), built when the matrix is first needed.
+    csr : bool
+        Assemble the CSR matrix (False: see :meth:`keep_element_matrices`; :attr:`A` is
+        then an operator whose products are those of :meth:`matrix`).
+
+    Raises
+    ------
+    RuntimeError
+        The pattern does not hold the element dofs (or has rows longer than 65534).
     """
 
     supported_types = ("cell", "exterior_facet")
 
-    def __init__(self, J_form, u, bcs, pattern) -> None:
-        from dolfinx import fem
+    def __init__(self, J_form, u, bcs, pattern=None, csr: bool = True) -> None:
         from petsc4py import PETSc
 
-        self._fem = fem
+        self._petsc = PETSc
         self.lib = _load_lib()
         self.ffi = self.lib.ffi
         self.J = J_form
@@ -447,56 +511,110 @@ class FastJacobian:
         self.nd = nd
         self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
         self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
-        n = pattern.getSize()[0]
+        self.n = n = V.dofmap.index_map.size_local
         self.is_bc = np.zeros(n, dtype=np.int8)
         bc_dofs = [np.asarray(bc.dof_indices()[0], dtype=np.int64) for bc in bcs]
         self.bc_dofs = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, int)
         self.is_bc[self.bc_dofs] = 1
-        ai, aj, _ = pattern.getValuesCSR()
-        self.indptr = np.ascontiguousarray(ai, dtype=np.int32)
-        self.indices = np.ascontiguousarray(aj, dtype=np.int32)
-        self.vals = np.zeros(self.indices.size)
-        rows = np.repeat(np.arange(n), np.diff(self.indptr))
-        diag_pos = np.flatnonzero(rows == self.indices)
-        self.bc_diag = diag_pos[np.isin(rows[diag_pos], self.bc_dofs)]  # unit diagonal
-        self.A = PETSc.Mat().createAIJWithArrays(pattern.getSize(),
-                                                  (self.indptr, self.indices, self.vals),
-                                                  comm=PETSc.COMM_SELF)
+        self.Ae = np.zeros(nd * nd)
+        self.coords = np.zeros(3 * self.gdofs.shape[1])
+        self.kernels = k = FormKernels(J_form)
+        #: pack the constants on every :meth:`snes_callback` (False: the owner packs them
+        #: once per solve with ``kernels.pack_constants()``)
+        self.constants_each_call = True
+        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
+                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.nd)
+        self._is_bc_ptr = k.ptr(self.is_bc, "int8_t*")
+        self._Ae_coords = (k.ptr(self.Ae, "double*"), k.ptr(self.coords, "double*"))
+        #: the CSR arrays of :meth:`matrix` (None until it is built)
+        self.indptr = self.indices = self.vals = self.off = None
+        self._A_csr = None
+        if pattern is not None:
+            ai, aj, _ = pattern.getValuesCSR()
+            self._build_csr(np.ascontiguousarray(ai, dtype=np.int32),
+                            np.ascontiguousarray(aj, dtype=np.int32))
+        #: assemble the CSR matrix (False: only :attr:`elem` or the :attr:`condenser`, see
+        #: :meth:`keep_element_matrices`)
+        self.csr = bool(csr)
+        #: the operator of the Newton systems: the CSR matrix, or (``csr=False`` at
+        #: construction) a PETSc ``python`` matrix with the CSR matrix's products
+        self.A = self.matrix() if csr else PETSc.Mat().createPython(
+            [n, n], _Products(self), comm=PETSc.COMM_SELF)
         self.A.assemble()
+        self._elem = None
+        self._keep_elem = False
+        self._elem_ptr = k.ffi.NULL
+        #: with :attr:`csr` False: an object whose ``factor_jacobian(self)`` computes and
+        #: consumes the element matrices cell by cell in place of :attr:`elem` (the chain
+        #: solver, :meth:`fxrod.chain.ChainSolver.attach`), or None
+        self.condenser = None
+        #: what :attr:`elem` is while the condenser consumes the element matrices: a
+        #: read-only view of one zero (no memory), passed as "the attached Jacobian's"
+        self._consumed = np.broadcast_to(np.zeros(1), (self.dofs.shape[0], nd, nd))
+
+    def _pattern(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(indptr, indices)`` of the pairs of element dofs of the form's cells, rows
+        sorted (DOLFINx's sparsity pattern of the form)."""
+        cells = np.unique(np.concatenate([it["cells"] for it in self.kernels.integrals]))
+        cd = np.ascontiguousarray(np.sort(self.dofs[cells], axis=1))  # sorted: fast inserts
+        flat = cd.ravel()
+        cell_of = np.ascontiguousarray(np.argsort(flat, kind="stable") // self.nd,
+                                       dtype=np.int32)
+        dof_ptr = np.zeros(self.n + 1, dtype=np.int32)
+        np.cumsum(np.bincount(flat, minlength=self.n), out=dof_ptr[1:])
+        mark = np.full(self.n, -1, dtype=np.int32)
+        indptr = np.zeros(self.n + 1, dtype=np.int32)
+        p, f = self._ptr, self.lib.lib.fxrod_csr_pattern
+        args = (self.n, p(cd, "int32_t*"), self.nd, p(dof_ptr, "int32_t*"),
+                p(cell_of, "int32_t*"), p(mark, "int32_t*"), p(indptr, "int32_t*"))
+        f(*args, self.ffi.NULL)
+        np.cumsum(indptr, out=indptr)
+        indices = np.empty(int(indptr[-1]), dtype=np.int32)
+        mark[:] = -1
+        f(*args, p(indices, "int32_t*"))
+        return indptr, indices
+
+    def _build_csr(self, indptr: np.ndarray, indices: np.ndarray) -> None:
+        """The CSR arrays on the pattern ``(indptr, indices)`` (int32), the positions of the
+        element entries in them and the ``seqaij`` matrix that wraps them."""
+        self.indptr, self.indices = indptr, indices
+        self.vals = np.zeros(indices.size)
+        n, nd = self.n, self.nd
+        # the diagonal of the Dirichlet rows (unit): its position in each sorted row
+        pos = np.array([indptr[r] + np.searchsorted(indices[indptr[r]:indptr[r + 1]], r)
+                        for r in self.bc_dofs], dtype=np.int64)
+        held = pos < indptr[self.bc_dofs + 1]
+        held[held] = indices[pos[held]] == self.bc_dofs[held]
+        self.bc_diag = pos[held]
         order = np.ascontiguousarray(np.argsort(self.dofs, axis=1, kind="stable"),
                                      dtype=np.int32)
         self.off = np.empty(self.dofs.shape[0] * nd * nd, dtype=np.uint16)
         p = self._ptr
         rc = self.lib.lib.fxrod_element_offsets(
             self.dofs.shape[0], p(self.dofs, "int32_t*"), nd, p(order, "int32_t*"),
-            p(self.is_bc, "int8_t*"), p(self.indptr, "int32_t*"), p(self.indices, "int32_t*"),
+            p(self.is_bc, "int8_t*"), p(indptr, "int32_t*"), p(indices, "int32_t*"),
             p(self.off, "uint16_t*"))
         if rc != 0:
             raise RuntimeError("fast Jacobian assembly: the sparsity pattern does not hold "
                                "the element dofs (or has rows longer than 65534 entries)")
-        self.Ae = np.zeros(nd * nd)
-        self.coords = np.zeros(3 * self.gdofs.shape[1])
-        self.kernels = FormKernels(J_form)
-        #: pack the constants on every :meth:`snes_callback` (False: the owner packs them
-        #: once per solve with ``kernels.pack_constants()``)
-        self.constants_each_call = True
-        k = self.kernels
-        self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
-                        self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.nd,
-                        k.ptr(self.off, "uint16_t*"), k.ptr(self.indptr, "int32_t*"),
-                        k.ptr(self.vals, "double*"), k.ptr(self.Ae, "double*"),
-                        k.ptr(self.coords, "double*"))
-        #: element matrices by cell (n_cells, nd, nd), Dirichlet rows and columns zero,
-        #: when :meth:`keep_element_matrices` was called (the chain solver's input)
-        self.elem = None
-        self._elem_ptr = k.ffi.NULL
-        #: assemble the CSR matrix :attr:`A` (False: only :attr:`elem`, see
-        #: :meth:`keep_element_matrices`)
-        self.csr = True
-        #: with :attr:`csr` False: an object whose ``factor_jacobian(self)`` computes and
-        #: consumes the element matrices cell by cell in place of :attr:`elem` (the chain
-        #: solver, :meth:`fxrod.chain.ChainSolver.attach`), or None
-        self.condenser = None
+        PETSc = self._petsc
+        self._A_csr = PETSc.Mat().createAIJWithArrays((n, n), (indptr, indices, self.vals),
+                                                      comm=PETSc.COMM_SELF)
+        self._A_csr.assemble()
+        self._csr_ptrs = (p(self.off, "uint16_t*"), p(indptr, "int32_t*"),
+                          p(self.vals, "double*"))
+
+    def matrix(self):
+        """The CSR matrix (``seqaij`` on :attr:`vals`, :attr:`indices`, :attr:`indptr`),
+        built at the first call; :meth:`assemble` fills it while :attr:`csr` is set.
+
+        Returns
+        -------
+        petsc4py.PETSc.Mat
+        """
+        if self._A_csr is None:
+            self._build_csr(*self._pattern())
+        return self._A_csr
 
     @classmethod
     def applicable(cls, J_form, comm) -> bool:
@@ -521,20 +639,34 @@ class FastJacobian:
     def _ptr(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data) if arr is not None else self.ffi.NULL
 
+    @property
+    def elem(self) -> np.ndarray | None:
+        """The element matrices by cell (n_cells, nd, nd) [the Jacobian's units], Dirichlet
+        rows and columns zero, after :meth:`keep_element_matrices` (None before): the
+        chain solver's input. While the :attr:`condenser` consumes them (:attr:`csr`
+        False) no such array exists (10 000 cells: 348 MB): a read-only view of zeros
+        stands for them, which the condenser recognises as its own Jacobian's."""
+        if not self._keep_elem:
+            return None
+        if self._elem is None:
+            if self.condenser is not None and not self.csr:
+                return self._consumed
+            self._elem = np.zeros((self.dofs.shape[0], self.nd, self.nd))
+            self._elem_ptr = self.kernels.ptr(self._elem, "double*")
+        return self._elem
+
     def keep_element_matrices(self, csr: bool = True) -> None:
         """Also keep every cell's element matrix in :attr:`elem` on each assembly;
-        ``csr=False``: only those (the CSR values of :attr:`A` are then left alone and
-        only its state is increased, so that a preconditioner set up from :attr:`elem`
-        sees a new operator; set :attr:`csr` to assemble :attr:`A` again)."""
-        if self.elem is None:
-            self.elem = np.zeros((self.dofs.shape[0], self.nd, self.nd))
-            self._elem_ptr = self.kernels.ptr(self.elem, "double*")
+        ``csr=False``: only those (the CSR values are then left alone and only the state
+        of :attr:`A` is increased, so that a preconditioner set up from :attr:`elem` sees
+        a new operator; set :attr:`csr` to assemble the CSR matrix again)."""
+        self._keep_elem = True
         self.csr = bool(csr)
 
     def assemble(self, constants: bool = True) -> None:
-        """Assemble the Jacobian at the current ``u`` into :attr:`A` (``constants=False``
-        reuses the constants packed by the last call: within one Newton solve they do not
-        change)."""
+        """Assemble the Jacobian at the current ``u`` into the CSR matrix, :attr:`elem` or
+        the :attr:`condenser` (``constants=False`` reuses the constants packed by the last
+        call: within one Newton solve they do not change)."""
         k = self.kernels
         if constants:
             k.pack_constants()
@@ -545,22 +677,24 @@ class FastJacobian:
                 self.A.stateIncrease()  # a new operator for the preconditioner
                 return
         if self.csr:
+            self.matrix()
             self.vals[:] = 0.0
-            static = self._static
+            csr = self._csr_ptrs
         else:  # no CSR values: NULL for vals
-            static = (*self._static[:7], k.ffi.NULL, *self._static[8:])
-        elem = self._elem_ptr if self.condenser is None else k.ffi.NULL
-        if self.elem is not None and self.condenser is None:
-            self.elem[:] = 0.0
+            csr = (k.ffi.NULL, k.ffi.NULL, k.ffi.NULL)
+        elem = k.ffi.NULL
+        if self.condenser is None and self.elem is not None:
+            self._elem.fill(0.0)
+            elem = self._elem_ptr
         add = self.lib.lib.fxrod_add_element_matrices
         for it in k.integrals:
             cells, local, coeffs = it["ptrs"]
             add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *static, elem)
+                k.consts_ptr, *self._static, *csr, *self._Ae_coords, elem, self._is_bc_ptr)
         if self.csr:
             self.vals[self.bc_diag] = 1.0
-            self.A.assemble()  # bumps the matrix state: the LU is refreshed
-        else:
+            self._A_csr.assemble()  # bumps the matrix state: the LU is refreshed
+        if self.A is not self._A_csr:
             self.A.stateIncrease()  # a new operator for the preconditioner
 
     def snes_callback(self, snes, x, J, P) -> None:
@@ -752,3 +886,62 @@ class FastScalar:
                 k.consts_ptr, *self._static)
             value += self.total[0]
         return float(value)
+
+
+def snes_problem(F_form, fast_jacobian: FastJacobian, bcs: list, prefix: str,
+                 options: dict):
+    """DOLFINx 0.11's ``NonlinearProblem`` on the compiled residual ``F_form`` whose
+    Jacobian is ``fast_jacobian`` (its :attr:`FastJacobian.A` and
+    :meth:`FastJacobian.snes_callback`), built as ``NonlinearProblem.__init__`` builds it
+    (SNES, residual callback and vectors, options prefix, options) except for the matrix:
+    DOLFINx's ``create_matrix`` would build the form's full sparsity pattern (~54 kB per
+    rod element at its peak) that the chain solver never uses.
+
+    Parameters
+    ----------
+    F_form : dolfinx.fem.Form
+        The compiled residual.
+    fast_jacobian : FastJacobian
+        Its Jacobian (the same unknown ``u``).
+    bcs : list of DirichletBC
+        Dirichlet conditions.
+    prefix : str
+        The PETSc options prefix (not empty).
+    options : dict
+        PETSc options of the SNES.
+
+    Returns
+    -------
+    dolfinx.fem.petsc.NonlinearProblem
+    """
+    from dolfinx.fem.forms import extract_function_spaces
+    from dolfinx.fem.petsc import (
+        NonlinearProblem,
+        assemble_residual,
+        create_vector,
+    )
+    from petsc4py import PETSc
+
+    fj = fast_jacobian
+    problem = NonlinearProblem.__new__(NonlinearProblem)
+    problem._F, problem._J, problem._preconditioner = F_form, fj.J, None
+    problem._u, problem._A, problem._P_mat = fj.u, fj.A, None
+    V = extract_function_spaces(F_form)
+    problem._b, problem._x = create_vector(V), create_vector(V)
+    snes = problem._snes = PETSc.SNES().create(fj.A.comm)
+    snes.setJacobian(fj.snes_callback, fj.A, fj.A)
+    snes.setFunction(assemble_residual, problem._b,
+                     kargs={"u": fj.u, "residual": F_form, "jacobian": fj.J, "bcs": bcs})
+    snes.setOptionsPrefix(prefix)
+    fj.A.setOptionsPrefix(f"{prefix}A_")
+    problem._b.setOptionsPrefix(f"{prefix}b_")
+    problem._x.setOptionsPrefix(f"{prefix}x_")
+    opts = PETSc.Options()
+    opts.prefixPush(prefix)
+    for k, v in options.items():
+        opts[k] = v
+    snes.setFromOptions()
+    for k in options:
+        del opts[k]
+    opts.prefixPop()
+    return problem

@@ -17,11 +17,9 @@ the iteration that SNES ``newtonls`` performs with the options of
   :class:`fxrod.chain.ChainPC` does (inside the factorisation when the chain solver is
   attached to the Jacobian's assembly, else the backward error of one solve with a fixed
   random right-hand side below :data:`fxrod.chain.MAX_BACKWARD_ERROR`);
-* the update ``x <- x - J^-1 F(x)`` (line search ``basic``) and PETSc's default
-  convergence test: ``|F| < atol`` (also before the first iteration); then, from the first
-  iteration on, ``|F| <= rtol |F_0|``, ``|dx| < stol |x|``, ``|F| > 1e4 |F_0|`` (diverged);
-  ``max_it``; a non-finite ``|F|`` is ``DIVERGED_FUNCTION_NANORINF``. The SNES reason codes
-  are PETSc's.
+* the update ``x <- x - J^-1 F(x)`` (line search ``basic``) and the convergence test of
+  every path, :class:`fxrod.newton.ConvergenceTest` (PETSc's default test, and the round-off
+  floor in full Newton); ``max_it``. The SNES reason codes are PETSc's.
 
 The numbers are the general path's: the same element tensors, the same factorisation and
 solve functions, the same update, so the iterates agree to round-off
@@ -48,14 +46,17 @@ import numpy as np
 
 from fxrod import fastassembly
 from fxrod.chain import MAX_BACKWARD_ERROR
-from fxrod.newton import NewtonSolver
+from fxrod.newton import (
+    CONVERGED_FNORM_ABS,
+    CONVERGED_FNORM_RELATIVE,
+    CONVERGED_SNORM_RELATIVE,
+    DIVERGED_DTOL,
+    DIVERGED_FUNCTION_NANORINF,
+    DIVERGED_MAX_IT,
+    DIVTOL,
+    NewtonSolver,
+)
 from fxrod.settings import SolverSettings
-
-#: PETSc's default divergence tolerance: ``|F| > DIVTOL |F_0|`` is SNES_DIVERGED_DTOL.
-DIVTOL = 1.0e4
-#: SNES reason codes (PETSc's values).
-CONVERGED_FNORM_ABS, CONVERGED_FNORM_RELATIVE, CONVERGED_SNORM_RELATIVE = 2, 3, 4
-DIVERGED_FUNCTION_NANORINF, DIVERGED_MAX_IT, DIVERGED_DTOL = -4, -5, -9
 
 
 class FastNewtonSolver(NewtonSolver):
@@ -184,12 +185,10 @@ class FastNewtonSolver(NewtonSolver):
         fr.kernels.pack_constants()
         self.fast_jacobian.kernels.pack_constants()
         b = fr.assemble(x)
-        fnorm = math.sqrt(sumsq(n, b_ptr))
-        if not math.isfinite(fnorm):
-            return DIVERGED_FUNCTION_NANORINF, 0
-        if fnorm < s.atol:
-            return CONVERGED_FNORM_ABS, 0
-        fnorm0, ttol = fnorm, s.rtol * fnorm
+        test = self.test
+        reason = test.start(math.sqrt(sumsq(n, b_ptr)), lag == 1)
+        if reason:
+            return reason, 0
         for i in range(s.max_it):
             if self._refactor(i, lag) and not self._factor():
                 return None
@@ -197,18 +196,9 @@ class FastNewtonSolver(NewtonSolver):
             update(n, x_ptr, y_ptr, sq_ptr)               # x -= y and both norms
             ynorm, xnorm = math.sqrt(sq[0]), math.sqrt(sq[1])
             b = fr.assemble(x, unknown_only=True)
-            fnorm = math.sqrt(sumsq(n, b_ptr))
-            its = i + 1
-            if not math.isfinite(fnorm):
-                return DIVERGED_FUNCTION_NANORINF, its
-            if fnorm < s.atol:
-                return CONVERGED_FNORM_ABS, its
-            if fnorm <= ttol:
-                return CONVERGED_FNORM_RELATIVE, its
-            if ynorm < s.stol * xnorm:
-                return CONVERGED_SNORM_RELATIVE, its
-            if fnorm > DIVTOL * fnorm0:
-                return DIVERGED_DTOL, its
+            reason = test(math.sqrt(sumsq(n, b_ptr)), ynorm, xnorm)
+            if reason:
+                return reason, i + 1
         return DIVERGED_MAX_IT, s.max_it
 
     def _newton_groups(self, x: np.ndarray, lag: int) -> tuple[int, int] | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -35,7 +36,7 @@ from fxrod._malloc import tune_malloc
 from fxrod.backends import Capabilities
 from fxrod.chain import ChainPC, ChainSolver
 from fxrod.errors import ParameterError
-from fxrod.fastassembly import FastJacobian, FastResidual
+from fxrod.fastassembly import FastJacobian, FastResidual, snes_problem
 from fxrod.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
@@ -50,6 +51,89 @@ def global_bc_dofs(w: fem.Function, bcs: list) -> np.ndarray:
     local = [bc.dof_indices()[0][:bc.dof_indices()[1]] for bc in bcs]
     local = np.unique(np.concatenate(local)).astype(np.int64) if local else np.empty(0, int)
     return (imap.local_to_global(local // bs) * bs + local % bs).astype(np.int64)
+
+
+#: SNES reason codes (PETSc's values).
+CONVERGED_FNORM_ABS, CONVERGED_FNORM_RELATIVE, CONVERGED_SNORM_RELATIVE = 2, 3, 4
+DIVERGED_FUNCTION_NANORINF, DIVERGED_MAX_IT, DIVERGED_DTOL = -4, -5, -9
+#: PETSc's default divergence tolerance: ``|F| > DIVTOL |F_0|`` is SNES_DIVERGED_DTOL.
+DIVTOL = 1.0e4
+#: The round-off floor test (:class:`ConvergenceTest`): an update below ``FLOOR_STOL |x|``
+#: (the square root of machine epsilon: half the digits of the state).
+FLOOR_STOL = math.sqrt(float(np.finfo(float).eps))
+
+
+class ConvergenceTest:
+    """fxrod's Newton convergence test, one meaning on every path (PETSc SNES through
+    ``setConvergenceTest``, the chain solver's array loop in :mod:`fxrod.fastnewton`).
+
+    PETSc's default test: ``|F| < atol`` (also before the first iteration); from the first
+    iteration on ``|F| <= rtol |F_0|``, ``|dx| < stol |x|``, ``|F| > DIVTOL |F_0|``
+    (diverged); a non-finite ``|F|`` is DIVERGED_FUNCTION_NANORINF; ``max_it`` is the
+    solver's. And, in full Newton (Jacobian lag 1) only, the round-off floor: Newton's
+    quadratic convergence has ended where the residual no longer falls below half its last
+    value for two iterations in a row while the update is below ``FLOOR_STOL |x|``; the
+    residual is then at the round-off of its own evaluation (e.g. a rod 12 km from the
+    origin: ``eps |q| rhoA l / h`` ~ 1e-11 N s above an atol of 1e-12), and the iterate is
+    accepted as CONVERGED_SNORM_RELATIVE. A lagged Jacobian converges linearly, where a
+    stalled residual does not mean the floor: the test is off there, and with ``stol = 0``
+    (no test on the update: Newton stops at ``atol`` or ``rtol`` only).
+
+    Parameters
+    ----------
+    settings : SolverSettings
+        ``atol``, ``rtol``, ``stol``.
+    """
+
+    def __init__(self, settings: SolverSettings) -> None:
+        self.settings = settings
+        self.floor = False
+        #: whether the next solve is full Newton (set by the solver before it)
+        self.full_newton = False
+        self._f0 = self._prev = self._ttol = 0.0
+        self._stalls = 0
+
+    def snes(self, snes, it: int, norms: tuple[float, float, float]) -> int:
+        """The test as SNES's convergence test (``norms = (|x|, |dx|, |F|)``). A method of
+        the test, not of the solver: SNES keeps the callback, and a reference back to the
+        solver would be a cycle through PETSc that Python's collector cannot see (each
+        solver, its matrices and its mesh's communicators would never be freed)."""
+        xnorm, ynorm, fnorm = norms
+        return self.start(fnorm, self.full_newton) if it == 0 else self(fnorm, ynorm, xnorm)
+
+    def start(self, fnorm: float, floor: bool) -> int:
+        """The test before the first iteration (``|F_0| = fnorm``); ``floor``: whether the
+        round-off floor test applies to this solve (full Newton). Returns the reason (0:
+        iterate)."""
+        self._f0 = self._prev = fnorm
+        self._ttol = self.settings.rtol * fnorm
+        self._stalls = 0
+        self.floor = floor and self.settings.stol > 0.0
+        if not math.isfinite(fnorm):
+            return DIVERGED_FUNCTION_NANORINF
+        return CONVERGED_FNORM_ABS if fnorm < self.settings.atol else 0
+
+    def __call__(self, fnorm: float, ynorm: float, xnorm: float) -> int:
+        """The test after an iteration with the residual norm ``fnorm``, the update's norm
+        ``ynorm`` and the iterate's ``xnorm``. Returns the reason (0: iterate)."""
+        s = self.settings
+        if not math.isfinite(fnorm):
+            return DIVERGED_FUNCTION_NANORINF
+        if fnorm < s.atol:
+            return CONVERGED_FNORM_ABS
+        if fnorm <= self._ttol:
+            return CONVERGED_FNORM_RELATIVE
+        if ynorm < s.stol * xnorm:
+            return CONVERGED_SNORM_RELATIVE
+        if self.floor:
+            stalled = fnorm >= 0.5 * self._prev and ynorm <= FLOOR_STOL * xnorm
+            self._stalls = self._stalls + 1 if stalled else 0
+            if self._stalls >= 2:
+                return CONVERGED_SNORM_RELATIVE
+        self._prev = fnorm
+        if fnorm > DIVTOL * self._f0:
+            return DIVERGED_DTOL
+        return 0
 
 
 def snes_reason_name(code: int) -> str:
@@ -171,32 +255,49 @@ class NewtonSolver:
                                       else mumps.snes_options())}
         # fxrod.jit: a RodModel's F and default J were compiled with its ledger already
         F, J = jit.forms([F, derivative_block(F, w) if J is None else J])
-        self.problem = NonlinearProblem(F, w, bcs=bcs, J=J,
-                                        petsc_options_prefix=f"fxrod{next(_PREFIX)}_",
-                                        petsc_options=opts)
-        self.snes = self.problem.solver
-        # A first assembly with every entry of the dofmap pattern inserted fixes the
-        # sparsity pattern (hence the MUMPS analysis) for the whole run.
-        A = self.problem.A
-        A.zeroEntries()
-        assemble_matrix(A, self.problem.J, bcs=bcs)
-        A.assemble()
+        fast = fast and FastJacobian.applicable(J, comm)
+        prefix = f"fxrod{next(_PREFIX)}_"
         self.fast_jacobian = None
         self.fast_residual = None
         #: the chain preconditioner context (:class:`fxrod.chain.ChainPC`) or None
         self.chain = None
-        if fast and FastJacobian.applicable(self.problem.J, comm):
+        A = None
+        if chain and fast:
+            # The chain solver factors the Jacobian inside its assembly: no matrix of the
+            # full pattern (the fast Jacobian builds its CSR matrix if a fallback needs it)
             try:
-                self.fast_jacobian = FastJacobian(self.problem.J, w, bcs, A)
+                self.fast_jacobian = FastJacobian(J, w, bcs, csr=False)
+                self.problem = snes_problem(F, self.fast_jacobian, bcs, prefix, opts)
             except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly instead
                 warnings.warn(f"fxrod: {err}; using DOLFINx's assembly", RuntimeWarning,
                               stacklevel=2)
+                self.fast_jacobian, fast = None, False
+        if self.fast_jacobian is None:
+            self.problem = NonlinearProblem(F, w, bcs=bcs, J=J, petsc_options_prefix=prefix,
+                                            petsc_options=opts)
+            # A first assembly with every entry of the dofmap pattern inserted fixes the
+            # sparsity pattern (hence the MUMPS analysis) for the whole run.
+            A = self.problem.A
+            A.zeroEntries()
+            assemble_matrix(A, self.problem.J, bcs=bcs)
+            A.assemble()
+            if fast:
+                try:
+                    self.fast_jacobian = FastJacobian(self.problem.J, w, bcs, A)
+                except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly
+                    warnings.warn(f"fxrod: {err}; using DOLFINx's assembly", RuntimeWarning,
+                                  stacklevel=2)
+        self.snes = self.problem.solver
+        #: the convergence test of every path (:class:`ConvergenceTest`)
+        self.test = ConvergenceTest(s)
+        self.snes.setConvergenceTest(self.test.snes)
         if self.fast_jacobian is not None:
             A_fast = self.fast_jacobian.A
             self.snes.setJacobian(self.fast_jacobian.snes_callback, A_fast, A_fast)
-            # NonlinearProblem owns (and destroys) the matrix in use; 0.11 has no setter
-            self.problem._A = A_fast
-            A.destroy()
+            if A is not None:
+                # NonlinearProblem owns (and destroys) the matrix in use; 0.11 has no setter
+                self.problem._A = A_fast
+                A.destroy()
             A = A_fast
             self.fast_jacobian.constants_each_call = False  # packed by solve()
             if s.fast_residual:
@@ -271,6 +372,7 @@ class NewtonSolver:
 
         ``lag`` and ``linesearch`` override the settings for this solve only.
         """
+        self.test.full_newton = (self.settings.jacobian_lag if lag is None else lag) == 1
         for fast in (self.fast_jacobian, self.fast_residual):
             if fast is not None:
                 fast.kernels.pack_constants()

@@ -25,7 +25,7 @@ from petsc4py import PETSc
 from fxrod import jit, mumps
 from fxrod._malloc import tune_malloc
 from fxrod.errors import ParameterError
-from fxrod.newton import snes_options, solve_with
+from fxrod.newton import ConvergenceTest, snes_options, solve_with
 from fxrod.settings import SolverSettings
 
 _PREFIX = itertools.count(1)
@@ -198,6 +198,8 @@ class ReducedNewtonSolver:
         ksp.setOperators(self.Jr, self.Jr)
         mumps.configure(ksp.getPC(), s.icntl(w.function_space.mesh.comm.size))
         self.snes = snes
+        self.test = ConvergenceTest(s)            # the convergence test of every path
+        snes.setConvergenceTest(self.test.snes)
 
     # ------------------------------------------------------------------ callbacks
     def _set(self, x: PETSc.Vec) -> None:
@@ -232,6 +234,7 @@ class ReducedNewtonSolver:
 
     def solve(self, lag: int | None = None, linesearch: str | None = None) -> tuple[int, int]:
         """Solve from the iterate in ``w``; return ``(SNES reason, Newton iterations)``."""
+        self.test.full_newton = (self.settings.jacobian_lag if lag is None else lag) == 1
         g = np.zeros(self.w.x.array.size)
         for bc in self.bcs:
             bc.set(g)

@@ -69,7 +69,9 @@ class SolverSettings:
     stol : float
         Newton also stops when its update falls below ``stol`` relative to the unknown
         (round-off: an absolute residual tolerance is not reachable once the unknown is
-        large, e.g. a rod that has flown far from the origin), >= 0. Default 1e-13.
+        large, e.g. a rod that has flown far from the origin), >= 0; and full Newton stops
+        at the residual's round-off floor (:class:`fxrod.newton.ConvergenceTest`). 0: both
+        tests off (Newton stops at ``atol`` or ``rtol`` only). Default 1e-13.
     max_it : int
         Newton iterations per attempt, >= 1. Default 25.
     jacobian_lag : int

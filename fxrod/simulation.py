@@ -1,5 +1,7 @@
 """A run: step a rod model, record its probes (time-series CSV), centreline snapshots and
-ParaView frames. Only MPI rank 0 writes files.
+ParaView frames. Only MPI rank 0 writes files. A controller on the actuation port
+(:mod:`fxrod.control`) and per-step callbacks with the full arrays (:mod:`fxrod.callbacks`)
+run inside the same loop (serial runs).
 
 Faults end a run with one line: a file that cannot be written (disk full, directory removed
 or made read-only, handle error) raises :class:`fxrod.errors.OutputError` on every rank,
@@ -11,6 +13,7 @@ written; a checkpoint that cannot be restarted raises :class:`fxrod.errors.Check
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import sys
 import threading
@@ -22,7 +25,9 @@ import numpy as np
 from mpi4py import MPI
 
 from fxrod import checkpoint
+from fxrod.callbacks import ArrayRecorder, Callback, State
 from fxrod.checkpoint import CHECKPOINT_NAME
+from fxrod.control import Controller, ZeroOrderHold, actuation_port
 from fxrod.errors import ConvergenceError, OutputError, ParameterError
 from fxrod.history import History
 from fxrod.io import (
@@ -153,6 +158,15 @@ class Simulation:
         Quasi-static runs only: what ``t`` stands for (e.g. ``LoadParameter("tip force F",
         "N", 600.0)``: F = 600 N t); default the load factor t [-]. Written with the column
         units to ``DIR/<name>_columns.json`` and used by ``fxrod plot`` for its axis.
+    controller : callable ``(t, y) -> forces``, optional
+        Feedback on the model's actuators, called before every step with t_n [s] and the
+        state y (:class:`fxrod.callbacks.State`); its output [N] is held over the step
+        (:mod:`fxrod.control`). Serial runs without ``restart`` only.
+    callbacks : sequence of Callback, ArrayRecorder or callable ``(t, state)``
+        Called at step 0 and every ``every`` steps with the time [s] and the
+        :class:`fxrod.callbacks.State` (a plain callable: every step); an ArrayRecorder
+        writes ``DIR/<name>_<recorder name>.npz`` when ``run`` returns or stops
+        (:mod:`fxrod.callbacks`). Serial runs without ``restart`` only.
 
     Attributes
     ----------
@@ -172,6 +186,10 @@ class Simulation:
     snapshots : dict of float to ndarray
         Kept centrelines ``(n_nodes, 3)`` [m] (rank 0; empty arrays elsewhere) by the time
         [s] of their step.
+    control : fxrod.control.ZeroOrderHold or None
+        The controller's hold (``control.history``: t_n and the forces of every call).
+    callbacks : list of Callback or ArrayRecorder
+        The run's callbacks.
     """
 
     def __init__(
@@ -187,11 +205,29 @@ class Simulation:
         restart: str | Path | None = None,
         keep_rows: bool = True,
         load: LoadParameter | None = None,
+        controller: Controller | None = None,
+        callbacks: Sequence = (),
     ) -> None:
         self.integ = integrator
         self.model = integrator.model
         self.comm = self.model.comm
         self.name = name
+        self.callbacks = self._check_callbacks(callbacks)
+        if controller is not None or self.callbacks:
+            what = "a controller" if controller is not None else "callbacks"
+            if self.comm.size > 1:
+                raise ParameterError("MPI size", self.comm.size, f"1 with {what} (they read "
+                                     "the rod's arrays on one process)")
+            if restart is not None:
+                raise ParameterError("restart", str(restart), f"None with {what} (their own "
+                                     "state is not checkpointed)")
+        self.control = None if controller is None else ZeroOrderHold(controller, self.model)
+        self._port = self.control.port if self.control is not None else (
+            actuation_port(self.model) if self.callbacks else None)
+        wanted = {f for c in self.callbacks for f in getattr(c, "fields", ())}
+        if self._port is None and wanted & {"inputs", "port_outputs"}:
+            raise ParameterError("ArrayRecorder fields", sorted(wanted), "without 'inputs' "
+                                 "and 'port_outputs' on a model without actuators")
         static = bool(getattr(self.model, "quasistatic", False))
         if load is not None and not isinstance(load, LoadParameter):
             raise ParameterError("load", load, "a fxrod.io.LoadParameter or None")
@@ -256,6 +292,16 @@ class Simulation:
                     resume_until=None if resumed_step is None else self.integ.t))
         if resumed_step is not None and not self.history.rows:
             self.history.append({"t": self.integ.t})  # marks the initial row as written
+
+    @staticmethod
+    def _check_callbacks(callbacks: Sequence) -> list:
+        """The callbacks as Callback/ArrayRecorder objects (recorder names unique)."""
+        out = [c if isinstance(c, Callback | ArrayRecorder) else Callback(c)
+               for c in callbacks]
+        names = [c.name for c in out if isinstance(c, ArrayRecorder)]
+        if len(set(names)) < len(names):
+            raise ParameterError("ArrayRecorder names", names, "unique (one file each)")
+        return out
 
     def _rank0(self, make):
         """``make()`` whose file errors on rank 0 are raised on every rank."""
@@ -346,6 +392,27 @@ class Simulation:
         for pr in self.probes:
             row.update(pr(self, res))
         return row
+
+    def _step_hooks(self, callbacks: bool, controls: bool) -> None:
+        """At the end of a step (or at the start of the run): the callbacks due at this
+        step (when ``callbacks``), then the controller for the next step (``controls``)."""
+        step = self.integ.step_count
+        due = [c for c in self.callbacks if step % c.every == 0] if callbacks else []
+        if not (due or controls):
+            return
+        t = float(self.integ.t)
+        state = State(self.model, t, self._port)
+        for c in due:
+            if isinstance(c, ArrayRecorder):
+                c.step = step
+            c(t, state)
+        if controls:
+            self.control(t, state)
+
+    def _finish_callbacks(self) -> None:
+        """Let every callback write its file (ArrayRecorder: the ``.npz``)."""
+        for c in self.callbacks:
+            c.finish(self.out_dir, self.name)
 
     def centreline(self):
         """Gathered nodal ``(s, q)`` on rank 0 (None elsewhere)."""
@@ -440,19 +507,31 @@ class Simulation:
         SIGINT and SIGTERM stop the run at the end of the current step: the files are
         closed (and a checkpoint written when checkpointing is on), then ``Interrupted``
         is raised. A step that fails writes a checkpoint of the last good state first.
+        After each recorded row the callbacks due at that step run, then the controller
+        sets the inputs of the next step (if there is one); array recorders write their
+        files when the run returns or stops.
         """
+        if not (isinstance(t_end, int | float) and math.isfinite(t_end)) or t_end < 0:
+            raise ParameterError("t_end", t_end, ">= 0 and finite")
         progress = Progress(t_end, self.comm, quiet=self.quiet)
         with caught_signals() as stop:
             self._run_steps(t_end, progress, stop)
+        self._finish_callbacks()
         return self.rows
 
     def _run_steps(self, t_end: float, progress: Progress, stop: dict[str, int]) -> None:
         """:meth:`run`'s steps; ``stop["signal"]``: a signal caught meanwhile (0: none)."""
+        # advance_to steps while t < t_end - eps: the controller is called exactly then
+        eps = 1e-12 * max(1.0, abs(t_end))
+        control = self.control is not None
         try:
             if not self.rows or self._row_missing:
                 self._row_missing = False
                 self._record(None)
                 self._check_io()
+                self._step_hooks(True, control and self.integ.t < t_end - eps)
+            elif control and self.integ.t < t_end - eps:
+                self._step_hooks(False, True)    # a continued run: the next step's input
 
             def cb(integ, res):
                 self._record(res)
@@ -460,6 +539,7 @@ class Simulation:
                 flag = self._check_io(stop["signal"])
                 if self.checkpoint_every and integ.step_count % self.checkpoint_every == 0:
                     self.write_checkpoint()
+                self._step_hooks(True, control and not flag and integ.t < t_end - eps)
                 if flag:
                     if self.checkpoint_every:
                         self.write_checkpoint()
@@ -475,6 +555,8 @@ class Simulation:
                 self.write_checkpoint()
         except BaseException:
             self.close()  # what was written stays readable
+            with contextlib.suppress(OSError):
+                self._finish_callbacks()   # the arrays up to the last completed step
             raise
         finally:
             progress.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -101,3 +102,13 @@ def l_frame_with_body(section):
                      centre=(0.85, 0.02, 0.97))
     return RodModel(Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), [],
                     [Clamp("0")], [body], quasistatic=True)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_the_modules_models():
+    """Collect a test module's garbage after it: models in reference cycles keep their
+    DOLFINx meshes, each holding MPI communicators, and MPICH has 2048 per process (the
+    whole default tier in one process ran out of them: "Too many communicators")."""
+    yield
+    gc.collect()
+

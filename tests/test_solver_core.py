@@ -111,3 +111,36 @@ def test_a_loaded_free_quasi_static_model_says_it_has_no_supports():
         Integrator(ring, 0.1, SolverSettings(adaptive=False)).step()
     with pytest.raises(ConvergenceError, match="h_min.*the model has no supports"):
         Integrator(ring, 0.1, SolverSettings(adaptive=True)).step()
+
+
+def _flight(x0: float, steps: int) -> list[tuple[np.ndarray, float]]:
+    """A free spinning rod under gravity starting at x = x0 [m], default settings: the
+    nodal q (x shifted back by x0) and H after each step."""
+    from fxrod.loads import Gravity
+
+    model = RodModel(Rod(SEC, (x0, 0, 0), (x0 + 1, 0, 0), (0, 1, 0), 8), [Gravity()])
+    model.set_velocity((0.0, 0.0, 1.0), (0.0, 3.0, 0.5))
+    integ = Integrator(model, 0.01)
+    out = []
+    for _ in range(steps):
+        integ.step()
+        q = model.q_nodal_local().copy()
+        q[:, 0] -= x0
+        out.append((q, model.ledger.current()["H"]))
+    return out
+
+
+def test_a_rod_far_from_the_origin_converges_at_the_roundoff_floor():
+    """12 km from the origin the residual's round-off (eps |q| rhoA l / h ~ 1e-11) lies above
+    atol = 1e-12: full Newton stops at that floor (ConvergenceTest) instead of running out
+    of iterations (the run needed a hand-set stol). The flight equals the one at the origin
+    shifted by 12 km within the round-off model: positions c eps x0 per step; directors
+    c eps x0 / l_e per step (they follow the strains, differences of positions of size x0
+    over an element l_e); H c eps m |v| x0 / h per step."""
+    x0, steps = 12000.0, 10
+    near, far = _flight(0.0, steps), _flight(x0, steps)
+    m, v = SEC.rhoA * 1.0, 4.0                       # mass [kg], speeds below 4 m/s
+    for k, ((qa, Ha), (qb, Hb)) in enumerate(zip(near, far, strict=True), start=1):
+        assert np.abs(qa[:, :3] - qb[:, :3]).max() <= roundoff(x0, k)
+        assert np.abs(qa[:, 3:] - qb[:, 3:]).max() <= roundoff(x0 / (1.0 / 8), k)
+        assert abs(Ha - Hb) <= roundoff(m * v * x0 / 0.01, k)
