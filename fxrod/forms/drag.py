@@ -60,27 +60,12 @@ from dolfinx import fem
 from fxrod.errors import ParameterError, check_finite, check_nonnegative, check_vector
 from fxrod.forms.base import Context, Extension
 from fxrod.kinematics import angular_velocity, split_q
+from fxrod.loads import as_time_function
 
 Vec3 = Sequence[float] | Callable[[float], Sequence[float]] | None
 
 #: Regularisation speed [m/s] of ``|w|`` in the quadratic drag (default of MorisonDrag).
 V_REG = 1e-9
-
-
-def _time_vector(name: str, value: Vec3) -> Callable[[float], np.ndarray] | None:
-    """``None``, a constant 3-vector or a callable ``t -> 3-vector`` as a checked callable
-    (evaluated once at t = 0 here, before any form is compiled, and at every step)."""
-    if value is None:
-        return None
-    if callable(value):
-        try:
-            v0 = value(0.0)
-        except Exception as e:  # noqa: BLE001 - report any failure of the user callable
-            raise ParameterError(name, value, f"a callable t -> 3-vector ({e})") from None
-        check_vector(name, v0, 3)
-        return lambda t: check_vector(name, value(t), 3)
-    const = check_vector(name, value, 3)
-    return lambda t: const
 
 
 def _nonnegative(name: str, value: float, unit: str) -> float:
@@ -107,6 +92,7 @@ class _LineDrag(Extension):
     dissipation ``-h int f . w`` and the port work ``h int f . u (+ h int f_b . v_m)``."""
 
     _flow_fn: Callable[[float], np.ndarray] | None = None
+    _flow_name = "flow"
     dissipative = True
 
     def setup(self, ctx: Context, fields) -> None:
@@ -122,7 +108,7 @@ class _LineDrag(Extension):
         """The flow at the evaluation time (the midpoint time in dynamics, the load factor
         at the end of the step in statics), constant over the step."""
         if self._flow_fn is not None:
-            self._u.value[:] = self._flow_fn(t_eval)
+            self._u.value[:] = check_vector(self._flow_name, self._flow_fn(t_eval), 3)
 
     @property
     def constants(self) -> dict[str, fem.Constant]:
@@ -212,7 +198,7 @@ class ResistiveForceDrag(_LineDrag):
                  name: str = "rft") -> None:
         self.c_t = _nonnegative("c_t", c_t, "N s/m^2")
         self.c_n = _nonnegative("c_n", c_n, "N s/m^2")
-        self._flow_fn = _time_vector("flow", flow)
+        self._flow_fn = as_time_function("flow", flow)
         self.flow = flow
         self.name = name
 
@@ -300,8 +286,8 @@ class MorisonDrag(_LineDrag):
         if not isinstance(buoyancy, bool | np.bool_):
             raise ParameterError("buoyancy", buoyancy, "True or False")
         self.buoyancy = bool(buoyancy)
-        self._flow_fn = _time_vector("current", current)
-        self._g_fn = _time_vector("g", g)
+        self._flow_fn, self._flow_name = as_time_function("current", current), "current"
+        self._g_fn = as_time_function("g", g)
         if self._g_fn is None:
             raise ParameterError("g", g, "a finite 3-vector or a callable t -> 3-vector")
         self.current = current
@@ -324,7 +310,7 @@ class MorisonDrag(_LineDrag):
     def update(self, t_eval: float, t_mid: float) -> None:
         """Current and g at the evaluation time."""
         super().update(t_eval, t_mid)
-        self._g.value[:] = self._g_fn(t_eval)
+        self._g.value[:] = check_vector("g", self._g_fn(t_eval), 3)
 
     def _force(self, ctx: Context, w, t):
         # f = -k_n |w_n|_r w_n - k_t |w_t|_r w_t,  |x|_r = sqrt(x.x + v_reg^2)
