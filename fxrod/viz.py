@@ -133,14 +133,46 @@ def _camera(plotter, azimuth: float, elevation: float, zoom: float = 1.0) -> Non
         plotter.camera.zoom(zoom)
 
 
-def snapshot_figure(
+#: The layouts of :func:`snapshot_figure`.
+LAYOUTS = ("overlay", "side-by-side")
+
+
+def _snapshot_options(frames, radius, offset, layout) -> np.ndarray | None:
+    """Check the options of :func:`snapshot_figure`; the offset as a (3,) array or None."""
+    from fxrod.errors import ParameterError
+
+    if len(frames) == 0:
+        raise ValueError("frames: need at least one snapshot")
+    if layout not in LAYOUTS:
+        raise ParameterError("layout", layout, '"overlay" or "side-by-side"')
+    if radius is not None:
+        try:
+            r = float(radius)
+        except (TypeError, ValueError):
+            r = float("nan")
+        if not (np.isfinite(r) and r > 0.0):
+            raise ParameterError("radius", radius, "a finite tube radius > 0 [m] or None")
+    if offset is None:
+        return None
+    try:
+        off = np.asarray(offset, dtype=float)
+    except (TypeError, ValueError):
+        off = np.full(1, np.nan)
+    if off.shape != (3,) or not np.all(np.isfinite(off)):
+        raise ParameterError("offset", offset, "three finite numbers (dx, dy, dz) [m] or None")
+    if layout != "overlay":
+        raise ParameterError("offset", offset,
+                             'None with layout="side-by-side" (each snapshot has its panel)')
+    return off
+
+
+def snapshot_plotter(
     frames: Sequence[np.ndarray],
     times: Sequence[float],
-    path: str | os.PathLike,
     radius: float | None = None,
     azimuth: float = 55.0,
     elevation: float = 15.0,
-    window_size: tuple[int, int] = (1024, 768),
+    window_size: tuple[int, int] | None = None,
     triads: Sequence[np.ndarray] | None = None,
     title: str | None = None,
     extra_lines: Sequence[np.ndarray] = (),
@@ -150,8 +182,95 @@ def snapshot_figure(
     forces: Sequence[tuple[np.ndarray, np.ndarray]] = (),
     force_scale: float | None = None,
     force_label: str = "contact force",
+    offset: Sequence[float] | None = None,
+    layout: str = "overlay",
+):
+    """The off-screen pyvista ``Plotter`` of :func:`snapshot_figure` (same parameters, no
+    file), before its screenshot: for a caller that adds to the picture or reads the drawn
+    data back. Snapshot ``k`` is the actor named ``"snapshot k"`` (in panel ``k`` with
+    ``layout="side-by-side"``); its mesh's field data ``centreline`` holds the drawn
+    centreline [m] (with the offset added). Close the plotter when done."""
+    off = _snapshot_options(frames, radius, offset, layout)
+    pv = _pv()
+    placed = [np.asarray(f, dtype=float) + (0.0 if off is None else k * off)
+              for k, f in enumerate(frames)]
+    r = _auto_radius(placed) if radius is None else float(radius)
+    n = len(placed)
+    side = layout == "side-by-side"
+    ncol = min(n, 4) if side else 1
+    nrow = -(-n // ncol)
+    if window_size is None:
+        window_size = (360 * ncol + 120, 400 * nrow) if side else (1024, 768)
+    p = pv.Plotter(off_screen=True, window_size=list(window_size),
+                   shape=(nrow, ncol) if side else (1, 1), border=False)
+    p.set_background("white")
+    tmin, tmax = float(min(times)), float(max(times))
+    clim = (tmin, max(tmax, tmin + 1e-12))
+    allp = np.concatenate(placed)
+    box = pv.Box(bounds=np.ravel(np.c_[allp.min(0) - r, allp.max(0) + r]))
+    scene = _scene(placed)
+    for k, (pts, t) in enumerate(zip(placed, times, strict=True)):
+        if side:
+            p.subplot(k // ncol, k % ncol)
+            p.set_background("white")
+            p.add_mesh(box, opacity=0.0)          # the same scale in every panel
+            p.add_text(f"{time_label}: {float(t):.4g}", font_size=10, color="black")
+        tube = _tube(pv, pts, r)
+        tube["t"] = np.full(tube.n_points, float(t))
+        tube.field_data["centreline"] = pts
+        p.add_mesh(tube, scalars="t", cmap="viridis", clim=clim, show_scalar_bar=False,
+                   smooth_shading=True, name=f"snapshot {k}")
+        if triads is not None and k < len(triads):
+            colors = ("red", "green", "blue")
+            tri = np.asarray(triads[k])
+            step = max(1, len(pts) // 8)
+            for j in range(3):
+                p.add_arrows(pts[::step], tri[::step, :, j], mag=6 * r, color=colors[j])
+        if side or k == n - 1:
+            for line in extra_lines:
+                p.add_mesh(pv.lines_from_points(np.asarray(line, dtype=float)),
+                           color="black", line_width=2)
+            _add_obstacles(pv, p, obstacles, placed, tmax)
+            if len(forces) and (not side or k == n - 1):
+                _add_forces(p, forces, scene[1], force_scale, force_label)
+            p.show_axes()
+    if side:
+        p.subplot(0, 0)
+        p.link_views()
+    p.add_scalar_bar(title=time_label, color="black", vertical=True)
+    if title:
+        p.add_text(title, position="upper_right" if side else "upper_left", font_size=12,
+                   color="black")
+    if side:
+        p.subplot(0, 0)                           # the linked camera of every panel
+    _camera(p, azimuth, elevation, zoom)
+    return p
+
+
+def snapshot_figure(
+    frames: Sequence[np.ndarray],
+    times: Sequence[float],
+    path: str | os.PathLike,
+    radius: float | None = None,
+    azimuth: float = 55.0,
+    elevation: float = 15.0,
+    window_size: tuple[int, int] | None = None,
+    triads: Sequence[np.ndarray] | None = None,
+    title: str | None = None,
+    extra_lines: Sequence[np.ndarray] = (),
+    zoom: float = 1.0,
+    time_label: str = "t [s]",
+    obstacles: Sequence = (),
+    forces: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    force_scale: float | None = None,
+    force_label: str = "contact force",
+    offset: Sequence[float] | None = None,
+    layout: str = "overlay",
 ) -> Path:
     """Write a PNG of centreline snapshots as tubes coloured by time.
+
+    Snapshots that overlap (a spring under load) read better shifted apart (``offset``) or
+    one a panel (``layout="side-by-side"``).
 
     Parameters
     ----------
@@ -162,74 +281,65 @@ def snapshot_figure(
     path : path-like
         Output PNG.
     radius : float, optional
-        Tube radius [m]; default 0.6 % of the scene size.
+        Tube radius [m], > 0: pass the section's picture radius
+        (``rod.section.radius``) when it is known; default 0.6 % of the scene size.
     azimuth, elevation : float
         Camera angles [deg].
-    window_size : (int, int)
-        Image size in pixels.
+    window_size : (int, int), optional
+        Image size in pixels; default (1024, 768), or about 360 x 400 a panel with
+        ``layout="side-by-side"``.
     triads : sequence of (n_pts, 3, 3) arrays, optional
         Director frames ``d_k = triads[f][i, :, k]`` drawn at the given points of each frame.
     title : str, optional
-        Text drawn in the upper left corner.
+        Text drawn in the upper left corner (upper right with panels).
     extra_lines : sequence of (n, 3) arrays
-        Additional thin black polylines (e.g. a tip path).
+        Additional thin black polylines (e.g. a tip path), drawn where they are (never
+        offset), in every panel.
     zoom : float
         Camera zoom after fitting the scene (> 1 zooms in).
     time_label : str
         Title of the colour bar, with the unit of ``times`` (e.g. ``"load factor [-]"``
-        in a quasi-static run).
+        in a quasi-static run); with panels, each panel is labelled ``time_label: t``.
     obstacles : sequence of fxrod.obstacles.Obstacle
         Rigid obstacles, drawn translucent in their pose at the last time; unbounded ones
         (half-space, infinite cylinder) cut to the scene (user signed distances are not
-        drawn).
+        drawn); never offset.
     forces : sequence of (points (n, 3), forces (n, 3)) arrays
         Point forces [N] at points [m] drawn as red arrows from the points (e.g.
-        ``ContactFrame.arrows()`` of the last snapshot), with a scale note.
+        ``ContactFrame.arrows()`` of the last snapshot), with a scale note; never offset
+        (in the last panel with ``layout="side-by-side"``).
     force_scale : float, optional
         Arrow length per newton [m/N]; default: the largest force is drawn
         :data:`ARROW_FRACTION` of the scene size long.
     force_label : str
         What the arrows are, for the scale note.
+    offset : (dx, dy, dz), optional
+        Shift [m] added per snapshot index: snapshot ``k`` (and its triads) is drawn at
+        ``frames[k] + k * offset``. Only with ``layout="overlay"``.
+    layout : {"overlay", "side-by-side"}
+        ``"overlay"``: all snapshots in one view; ``"side-by-side"``: one panel a snapshot
+        (up to four a row), all panels with the same camera and scale.
 
     Returns
     -------
     pathlib.Path
         The written file.
+
+    Raises
+    ------
+    fxrod.errors.ParameterError
+        A bad ``layout``, ``offset`` or ``radius``.
     """
-    pv = _pv()
-    if len(frames) == 0:
-        raise ValueError("frames: need at least one snapshot")
-    r = _auto_radius(frames) if radius is None else float(radius)
-    p = pv.Plotter(off_screen=True, window_size=list(window_size))
-    p.set_background("white")
-    tmin, tmax = float(min(times)), float(max(times))
-    for pts, t in zip(frames, times, strict=True):
-        tube = _tube(pv, pts, r)
-        tube["t"] = np.full(tube.n_points, float(t))
-        p.add_mesh(tube, scalars="t", cmap="viridis", clim=(tmin, max(tmax, tmin + 1e-12)),
-                   show_scalar_bar=False, smooth_shading=True)
-    p.add_scalar_bar(title=time_label, color="black", vertical=True)
-    for line in extra_lines:
-        p.add_mesh(pv.lines_from_points(np.asarray(line, dtype=float)), color="black",
-                   line_width=2)
-    if triads is not None:
-        colors = ("red", "green", "blue")
-        for pts, tri in zip(frames, triads, strict=False):
-            pts = np.asarray(pts)
-            tri = np.asarray(tri)
-            step = max(1, len(pts) // 8)
-            for k in range(3):
-                p.add_arrows(pts[::step], tri[::step, :, k], mag=6 * r, color=colors[k])
-    _add_obstacles(pv, p, obstacles, frames, tmax)
-    if len(forces):
-        _add_forces(p, forces, _scene(frames)[1], force_scale, force_label)
-    if title:
-        p.add_text(title, font_size=12, color="black")
-    p.show_axes()
-    _camera(p, azimuth, elevation, zoom)
+    p = snapshot_plotter(frames, times, radius=radius, azimuth=azimuth, elevation=elevation,
+                         window_size=window_size, triads=triads, title=title,
+                         extra_lines=extra_lines, zoom=zoom, time_label=time_label,
+                         obstacles=obstacles, forces=forces, force_scale=force_scale,
+                         force_label=force_label, offset=offset, layout=layout)
     out = Path(path)
-    p.screenshot(str(out))
-    p.close()
+    try:
+        p.screenshot(str(out))
+    finally:
+        p.close()
     return out
 
 

@@ -59,7 +59,7 @@ from dolfinx import fem
 
 from fxrod.errors import ParameterError, check_finite, check_nonnegative, check_vector
 from fxrod.forms.base import Context, Extension
-from fxrod.kinematics import angular_velocity, split_q
+from fxrod.kinematics import angular_velocity, split_q, strain_rate
 from fxrod.loads import as_time_function
 
 Vec3 = Sequence[float] | Callable[[float], Sequence[float]] | None
@@ -390,3 +390,106 @@ class AmbientDamping(Extension):
             return None
         v_m, w_m, _ = self._rates(ctx)
         return ctx.h * (self._cv * ufl.dot(v_m, v_m) + self._cw * ufl.dot(w_m, w_m)) * ctx.dx
+
+
+class RayleighDamping(Extension):
+    """Rayleigh damping, mass- and stiffness-proportional: the damping operator
+    ``alpha M + beta K`` of the step (42), with the model's own mass and stiffness::
+
+        momentum rows (42b, c) + alpha (dq, M v_m) + (d eps[q_e; dq], sigma_v) = 0,
+        sigma_v = beta K (eps_{n+1} - eps_n)/h = beta K d eps[q_m; v_m],
+
+    * ``M = diag(rhoA I, M11 I, M22 I, 0)`` the director mass matrix of the inertia rows
+      (:func:`fxrod.forms.elastic.inertia`): a force ``-alpha rhoA v_m`` on the centreline and
+      the director forces ``-alpha M_kk v_dk,m`` (k = 1, 2), i.e. the rotary inertia of the
+      section times alpha on the midpoint angular velocity (a rigid spin ``omega`` about d3
+      feels ``-alpha (M11 + M22) omega``). Masses of other extensions are not included.
+    * ``K = C^-1`` the stiffness of the model's stress field (diagonal; C is the model's
+      compliance, the long-term one with :class:`fxrod.forms.viscoelastic.GeneralizedMaxwell`);
+      constrained strains (zero compliance) have no stiffness and get no viscous stress
+      (they are skipped). The strains are bilinear, so ``d eps[q_m; v_m]`` is exactly
+      ``(eps_{n+1} - eps_n)/h`` (kinematics.py); the viscous stress ``sigma_v`` is added to
+      the stress of the momentum balance (:meth:`momentum_stress`), like a Kelvin-Voigt
+      dashpot ``V = beta K`` but without a field of its own.
+
+    Linearised about a stress-free equilibrium the damping matrix is ``alpha M + beta K``,
+    so every mode k of angular frequency ``omega_k`` decays with the damping ratio::
+
+        zeta_k = alpha/(2 omega_k) + beta omega_k/2.
+
+    Testing with ``v_m`` books the dissipation exactly (``q_e = q_m`` in dynamics)::
+
+        D^n = h int (alpha v_m . M v_m + beta eps_dot . K eps_dot) ds >= 0,
+        eps_dot = (eps_{n+1} - eps_n)/h.
+
+    No port work; no static part (no velocity in statics, the linearised analyses refuse
+    it: ``dissipative``). Rigid motions are damped by the alpha part only.
+
+    Parameters
+    ----------
+    alpha : float
+        Mass-proportional coefficient [1/s], >= 0.
+    beta : float
+        Stiffness-proportional coefficient [s], >= 0. Default 0.
+    name : str
+        Name of the extension in the model.
+
+    Raises
+    ------
+    ParameterError
+        A coefficient that is negative or not finite.
+    """
+
+    dissipative = True
+
+    def __init__(self, alpha: float, beta: float = 0.0, name: str = "rayleigh") -> None:
+        self.alpha = _nonnegative("alpha", alpha, "1/s")
+        self.beta = _nonnegative("beta", beta, "s")
+        self.name = name
+
+    def setup(self, ctx: Context, fields) -> None:
+        """The coefficients and the stiffness ``K = C^-1`` (0 where C = 0) as Constants (a
+        quadrature expression for a section varying along s)."""
+        self._a = fem.Constant(ctx.mesh, np.float64(self.alpha))
+        self._b = fem.Constant(ctx.mesh, np.float64(self.beta))
+        C = ctx.C
+        if isinstance(C, fem.Constant):
+            c = np.asarray(C.value, dtype=float)
+            free = c > 0.0
+            self._K = fem.Constant(ctx.mesh, np.where(free, 1.0 / np.where(free, c, 1.0), 0.0))
+        else:
+            self._K = ufl.as_vector([ufl.conditional(ufl.gt(C[i], 0.0),
+                                                     1.0 / ufl.max_value(C[i], 1e-300), 0.0)
+                                     for i in range(6)])
+
+    @staticmethod
+    def _strain_rate(ctx: Context):
+        """``(eps_{n+1} - eps_n)/h = d eps[q_m; v_m]`` (exact: bilinear strains)."""
+        return strain_rate(ctx.qm, ctx.qm.dx(0), ctx.vm, ctx.vm.dx(0))
+
+    def _mass_power(self, ctx: Context, w):
+        """``v_m . M w`` with the model's director mass matrix."""
+        v, vd = split_q(ctx.vm)
+        wp, wd = split_q(w)
+        return (ctx.rhoA * ufl.dot(v, wp) + ctx.M11 * ufl.dot(vd[0], wd[0])
+                + ctx.M22 * ufl.dot(vd[1], wd[1]))
+
+    def momentum_stress(self, ctx: Context):
+        """``sigma_v = beta K (eps_{n+1} - eps_n)/h`` (None in statics or with beta = 0)."""
+        if not ctx.inertia or self.beta == 0.0:
+            return None
+        return self._b * ufl.elem_mult(self._K, self._strain_rate(ctx))
+
+    def residual(self, ctx: Context):
+        """``alpha (dq, M v_m)`` in the momentum rows (None in statics or with alpha = 0)."""
+        if not ctx.inertia or self.alpha == 0.0:
+            return None
+        return self._a * self._mass_power(ctx, ctx.dq) * ctx.dx
+
+    def dissipation(self, ctx: Context):
+        """``D^n = h int (alpha v_m . M v_m + beta eps_dot . K eps_dot) ds >= 0`` [J]."""
+        if not ctx.inertia:
+            return None
+        r = self._strain_rate(ctx)
+        return ctx.h * (self._a * self._mass_power(ctx, ctx.vm)
+                        + self._b * ufl.dot(r, ufl.elem_mult(self._K, r))) * ctx.dx
