@@ -214,7 +214,8 @@ def snapshot_plotter(
             p.subplot(k // ncol, k % ncol)
             p.set_background("white")
             p.add_mesh(box, opacity=0.0)          # the same scale in every panel
-            p.add_text(f"{time_label}: {float(t):.4g}", font_size=10, color="black")
+            head = f"{title}\n" if title and k == 0 else ""
+            p.add_text(f"{head}{time_label}: {float(t):.4g}", font_size=10, color="black")
         tube = _tube(pv, pts, r)
         tube["t"] = np.full(tube.n_points, float(t))
         tube.field_data["centreline"] = pts
@@ -237,10 +238,10 @@ def snapshot_plotter(
     if side:
         p.subplot(0, 0)
         p.link_views()
-    p.add_scalar_bar(title=time_label, color="black", vertical=True)
-    if title:
-        p.add_text(title, position="upper_right" if side else "upper_left", font_size=12,
-                   color="black")
+    if not side:                                  # panels carry their time as text
+        p.add_scalar_bar(title=time_label, color="black", vertical=True)
+    if title and not side:
+        p.add_text(title, font_size=12, color="black")
     if side:
         p.subplot(0, 0)                           # the linked camera of every panel
     _camera(p, azimuth, elevation, zoom)
@@ -291,7 +292,7 @@ def snapshot_figure(
     triads : sequence of (n_pts, 3, 3) arrays, optional
         Director frames ``d_k = triads[f][i, :, k]`` drawn at the given points of each frame.
     title : str, optional
-        Text drawn in the upper left corner (upper right with panels).
+        Text drawn in the upper left corner (of the first panel, above its time).
     extra_lines : sequence of (n, 3) arrays
         Additional thin black polylines (e.g. a tip path), drawn where they are (never
         offset), in every panel.
@@ -299,7 +300,8 @@ def snapshot_figure(
         Camera zoom after fitting the scene (> 1 zooms in).
     time_label : str
         Title of the colour bar, with the unit of ``times`` (e.g. ``"load factor [-]"``
-        in a quasi-static run); with panels, each panel is labelled ``time_label: t``.
+        in a quasi-static run); with panels, each panel is titled ``time_label: t``
+        instead (no colour bar).
     obstacles : sequence of fxrod.obstacles.Obstacle
         Rigid obstacles, drawn translucent in their pose at the last time; unbounded ones
         (half-space, infinite cylinder) cut to the scene (user signed distances are not

@@ -8,7 +8,7 @@ the moment that moves its line of action onto the axis), ramped by the load fact
 :func:`finish`.
 
 Files: ``DIR/helix_spring.csv`` (t = load factor), the ParaView series, the internal forces at
-t = 0.5 and 1, and ``DIR/helix_spring.png``.
+t = 0.5 and 1, and ``DIR/helix_spring.png`` (one panel a snapshot).
 
 Summary keys: ``extension`` [m] (axial tip displacement at t = 1), ``linear_extension`` [m]
 (Castigliano's linear spring: F l [R^2 (cos^2 a / GJ + sin^2 a / EI) + sin^2 a / EA +
@@ -72,10 +72,15 @@ def finish(sim: Simulation, problem: Problem, force: float, out: Path | None,
     if out is not None and rank == 0 and pictures:
         from fxrod import viz
 
+        # The coils of the loaded shapes overlap: one panel a load factor, the same scale,
+        # tubes as thick as the wire.
         times = sorted(sim.snapshots)
         files.append(Path(viz.snapshot_figure([sim.snapshots[k] for k in times], times,
-                                              out / f"{NAME}.png", radius=1e-3,
-                                              title="helical spring", elevation=10.0)))
+                                              out / f"{NAME}.png",
+                                              radius=problem.model.rod.section.radius,
+                                              title=f"helical spring, {force:g} N at t = 1",
+                                              elevation=10.0, layout="side-by-side",
+                                              time_label="load factor t [-]")))
     text = (f"{NAME}: extension {s['extension'] * 1e3:.4f} mm at {force:g} N (linear "
             f"spring: {lin * 1e3:.4f} mm); first step / linear = {s['first_step_ratio']:.6f}")
     return Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))), {NAME: sim},
