@@ -31,9 +31,10 @@ from fxrod.diagnostics import Nodes
 from fxrod.errors import ParameterError, check_vector
 from fxrod.forms import elastic
 from fxrod.forms.base import Context, Extension, Fields
+from fxrod.forms.bodies import RigidBody
 from fxrod.kinematics import strains
 from fxrod.ledger import EnergyLedger
-from fxrod.loads import EndLoad, Load
+from fxrod.loads import EndLoad, Gravity, Load
 from fxrod.reduction import Reduction
 from fxrod.rod import Rod
 from fxrod.settings import SolverSettings
@@ -74,6 +75,12 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     names = [ext.name for ext in extensions]
     if len(set(names)) != len(names):
         raise ParameterError("extension names", names, "unique within a model")
+    bodies = [ext.name for ext in extensions if isinstance(ext, RigidBody)]
+    if bodies and any(isinstance(ld, Gravity) for ld in loads):
+        raise ParameterError("loads", f"Gravity with the rigid bodies {bodies}",
+                             "no Gravity on a model with rigid bodies (a body's weight is not "
+                             "modelled: give it as an EndLoad m g at its node and the moment "
+                             "of its offset)")
     if evaluation is None:
         evaluation = "endpoint" if quasistatic else "midpoint"
     if evaluation not in ("midpoint", "endpoint"):

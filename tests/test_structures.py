@@ -347,3 +347,15 @@ def test_closed_chain_triangle_free_flight():
         qa = model.nodes.node_q(st.coordinate(k, "L"))
         qb = model.nodes.node_q(st.coordinate((k + 1) % 3, "0"))
         assert np.max(np.abs(qa[:3] - qb[:3])) <= 1e-14
+
+
+def test_gravity_with_a_rigid_body_is_refused_in_one_line():
+    """A RigidBody carries inertia only: with Gravity its weight would be left out in
+    silence, so the model refuses the pair in one line naming the bodies."""
+    from fxrod.forms.bodies import RigidBody
+
+    rod = Rod(SEC, start=(0, 0, 0), end=(1, 0, 0), d1=(0, 0, 1), n_elements=2)
+    body = RigidBody((0, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),
+                     centre=(1.0, 0.0, 0.0))
+    with pytest.raises(ParameterError, match="^invalid loads = .*Gravity with the rigid bodies"):
+        RodModel(rod, [Gravity()], [Clamp("0")], [body])
