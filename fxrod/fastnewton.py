@@ -47,13 +47,7 @@ import numpy as np
 from fxrod import fastassembly
 from fxrod.chain import MAX_BACKWARD_ERROR
 from fxrod.newton import (
-    CONVERGED_FNORM_ABS,
-    CONVERGED_FNORM_RELATIVE,
-    CONVERGED_SNORM_RELATIVE,
-    DIVERGED_DTOL,
-    DIVERGED_FUNCTION_NANORINF,
     DIVERGED_MAX_IT,
-    DIVTOL,
     NewtonSolver,
 )
 from fxrod.settings import SolverSettings
@@ -76,8 +70,6 @@ class FastNewtonSolver(NewtonSolver):
         #: fast solves run (``solve`` without SNES), and solves handed to SNES
         self.fast_solves = 0
         self.snes_solves = 0
-        #: group of every unknown for :meth:`converge_per_group` (None: the whole vector)
-        self.groups: np.ndarray | None = None
         #: Newton iterations of earlier fast solves counted for the Jacobian lag
         #: (``settings.jacobian_persists``; PETSc's ``jac_iter``)
         self._jac_iter = 0
@@ -101,22 +93,19 @@ class FastNewtonSolver(NewtonSolver):
                    ffi.cast("double*", self._sq.ctypes.data))
 
     def converge_per_group(self, groups: np.ndarray) -> None:
-        """Judge convergence group by group: ``groups[i]`` is the group (e.g. the ensemble
-        member) of unknown ``i``, groups that share no equation. Each group passes SNES's
-        tests (``atol``, ``rtol``, ``stol``, divergence) on its own rows, as it would in a
-        solve of its own, and the solve ends when every group has passed at some iteration
-        (later iterations only refine it). The test on the whole vector would instead ask
-        each of N groups for about ``atol / sqrt(N)``. Solves handed to SNES keep the whole
-        vector's (stricter) tests."""
+        """Judge convergence group by group on every path, the solves handed to SNES too
+        (:meth:`fxrod.newton.ConvergenceTest.set_groups`): ``groups[i]`` is the group (e.g.
+        the ensemble member) of unknown ``i``. The test on the whole vector would instead
+        ask each of N groups for about ``atol / sqrt(N)``."""
         g = np.ascontiguousarray(groups, dtype=np.intp)
         if g.shape != self._y.shape or g.min() < 0:
             raise ValueError("converge_per_group: one group index >= 0 per unknown")
-        self.groups = g
-        self._n_groups = int(g.max()) + 1
+        self.test.set_groups(g)
 
-    def _group_norms(self, v: np.ndarray) -> np.ndarray:
-        """Euclidean norm of ``v`` over each group's rows."""
-        return np.sqrt(np.bincount(self.groups, weights=v * v, minlength=self._n_groups))
+    @property
+    def groups(self) -> np.ndarray | None:
+        """The group of every unknown (:meth:`converge_per_group`), or None."""
+        return self.test.groups
 
     def _chain_in_use(self) -> bool:
         """Whether the chain solver (not MUMPS) solves this solver's linear systems."""
@@ -202,38 +191,21 @@ class FastNewtonSolver(NewtonSolver):
         return DIVERGED_MAX_IT, s.max_it
 
     def _newton_groups(self, x: np.ndarray, lag: int) -> tuple[int, int] | None:
-        """:meth:`_newton` with the tests of :meth:`converge_per_group`; the reason is the
-        largest of the groups' SNES reasons (any group's failure fails the solve)."""
-        s = self.settings
+        """:meth:`_newton` with the group tests of :meth:`converge_per_group`."""
+        s, test = self.settings, self.test
         fr, y, solver = self.fast_residual, self._y, self._solver
         n, x_ptr, _, y_ptr, sq_ptr = self._c
         fr.kernels.pack_constants()
         self.fast_jacobian.kernels.pack_constants()
-        f = self._group_norms(fr.assemble(x))
-        if not np.all(np.isfinite(f)):
-            return DIVERGED_FUNCTION_NANORINF, 0
-        why = np.where(f < s.atol, CONVERGED_FNORM_ABS, 0)
-        if why.all():
-            return CONVERGED_FNORM_ABS, 0
-        ttol, dtol = s.rtol * f, DIVTOL * f
+        reason = test.start_groups(test.group_norms(fr.assemble(x)))
+        if reason:
+            return reason, 0
         for i in range(s.max_it):
             if self._refactor(i, lag) and not self._factor():
                 return None
             solver.solve(fr.b, y)
             self._update(n, x_ptr, y_ptr, sq_ptr)          # x -= y
-            f = self._group_norms(fr.assemble(x, unknown_only=True))
-            its = i + 1
-            if not np.all(np.isfinite(f)):
-                return DIVERGED_FUNCTION_NANORINF, its
-            open_ = why == 0
-            why[open_ & (f <= ttol)] = CONVERGED_FNORM_RELATIVE
-            why[open_ & (f < s.atol)] = CONVERGED_FNORM_ABS
-            open_ = why == 0
-            if open_.any():
-                stalled = open_ & (self._group_norms(y) < s.stol * self._group_norms(x))
-                why[stalled] = CONVERGED_SNORM_RELATIVE
-                if np.any((why == 0) & (f > dtol)):
-                    return DIVERGED_DTOL, its
-            if why.all():
-                return int(why.max()), its
+            reason = test.step_groups(test.group_norms(fr.assemble(x, unknown_only=True)), y, x)
+            if reason:
+                return reason, i + 1
         return DIVERGED_MAX_IT, s.max_it

@@ -93,12 +93,62 @@ class ConvergenceTest:
         self._f0 = self._prev = self._ttol = 0.0
         self._stalls = 0
 
+    # ------------------------------------------------------------ group by group
+    #: group of every unknown (an ensemble's members), or None: the whole vector
+    groups: np.ndarray | None = None
+
+    def set_groups(self, groups: np.ndarray) -> None:
+        """Judge the tests group by group: ``groups[i]`` is the group (e.g. the ensemble
+        member) of unknown ``i``, groups that share no equation. Each group passes the tests
+        (``atol``, ``rtol``, ``stol``, divergence) on its own rows, as in a solve of its own,
+        and the solve ends when every group has passed at some iteration; on every path
+        (the array loop and SNES). The round-off floor test is not applied per group."""
+        self.groups = np.ascontiguousarray(groups, dtype=np.intp)
+        self._n_groups = int(self.groups.max()) + 1
+
+    def group_norms(self, v: np.ndarray) -> np.ndarray:
+        """Euclidean norm of ``v`` over each group's rows."""
+        return np.sqrt(np.bincount(self.groups, weights=v * v, minlength=self._n_groups))
+
+    def start_groups(self, f: np.ndarray) -> int:
+        """The group tests before the first iteration (``f``: the groups' residual norms)."""
+        s = self.settings
+        if not np.all(np.isfinite(f)):
+            return DIVERGED_FUNCTION_NANORINF
+        self._why = np.where(f < s.atol, CONVERGED_FNORM_ABS, 0)
+        self._gttol, self._gdtol = s.rtol * f, DIVTOL * f
+        return CONVERGED_FNORM_ABS if self._why.all() else 0
+
+    def step_groups(self, f: np.ndarray, y: np.ndarray, x: np.ndarray) -> int:
+        """The group tests after an iteration: ``f`` the groups' residual norms, ``y`` and
+        ``x`` the update and the iterate (whole vectors). The reason is the largest of the
+        groups' reasons once every group has passed (any group's failure fails it)."""
+        s, why = self.settings, self._why
+        if not np.all(np.isfinite(f)):
+            return DIVERGED_FUNCTION_NANORINF
+        open_ = why == 0
+        why[open_ & (f <= self._gttol)] = CONVERGED_FNORM_RELATIVE
+        why[open_ & (f < s.atol)] = CONVERGED_FNORM_ABS
+        open_ = why == 0
+        if open_.any():
+            stalled = open_ & (self.group_norms(y) < s.stol * self.group_norms(x))
+            why[stalled] = CONVERGED_SNORM_RELATIVE
+            if np.any((why == 0) & (f > self._gdtol)):
+                return DIVERGED_DTOL
+        return int(why.max()) if why.all() else 0
+
     def snes(self, snes, it: int, norms: tuple[float, float, float]) -> int:
         """The test as SNES's convergence test (``norms = (|x|, |dx|, |F|)``). A method of
         the test, not of the solver: SNES keeps the callback, and a reference back to the
         solver would be a cycle through PETSc that Python's collector cannot see (each
         solver, its matrices and its mesh's communicators would never be freed)."""
         xnorm, ynorm, fnorm = norms
+        if self.groups is not None:
+            f = self.group_norms(snes.getFunction()[0].getArray(readonly=True))
+            if it == 0:
+                return self.start_groups(f)
+            return self.step_groups(f, snes.getSolutionUpdate().getArray(readonly=True),
+                                    snes.getSolution().getArray(readonly=True))
         return self.start(fnorm, self.full_newton) if it == 0 else self(fnorm, ynorm, xnorm)
 
     def start(self, fnorm: float, floor: bool) -> int:

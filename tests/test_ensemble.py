@@ -231,3 +231,28 @@ def test_adjoint_of_an_ensemble_with_an_input_history():
     d = np.random.default_rng(3).normal(size=history.get().size)
     r, orders = taylor_remainders(adj, d, [1e-2, 5e-3, 2.5e-3])
     assert np.all(r > 0) and np.all(np.abs(orders - 2.0) <= 0.1), (r, orders)
+
+
+def test_members_are_judged_one_by_one_on_the_snes_path_too():
+    """Solves handed to SNES (here every one: the ``bt`` line search) judge each member on
+    its own rows as the array loop does (one convergence test on every path): the ensemble
+    takes per step the largest of the members' own iteration counts on the same path, and
+    the members' states agree with their single runs to round-off."""
+    rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
+              d1=(0.0, 1.0, 0.0), n_elements=4)
+    amps = [0.5, 1.0, 1.5]
+    settings = SolverSettings(linear_solver="chain", atol=1e-11, linesearch="bt")
+    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
+    integ = ens.integrator(0.1, settings)
+    assert integ.newton.groups is not None
+    singles = [RodModel(rod, scaled(flying_spaghetti_loads(), a)) for a in amps]
+    runs = [Integrator(m, 0.1, settings) for m in singles]
+    for n in range(1, 9):
+        its = integ.step().newton_its
+        alone = [run.step().newton_its for run in runs]
+        assert its == max(alone)
+        for k, m in enumerate(singles):
+            ref = sorted_q(m.space.Q.tabulate_dof_coordinates()[:, 0], m.q_nodal_local())
+            mine = sorted_q(ens.member_arclength(k), ens.member_nodes(k))
+            assert np.max(np.abs(mine - ref)) <= roundoff(np.max(np.abs(ref)), 2 * n)
+    assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 8
