@@ -1,8 +1,10 @@
 """Drag and damping of a rod in a fluid: dissipative ports of the midpoint step (42).
 
 Three extensions add a line load ``f`` [N/m] (and, for the ambient damping, a line moment
-``m`` [N m/m]) to the momentum rows of (42b, c); like every term there they are divided by
-h (the model multiplies the rows by h) and tested with ``dq = (dphi, dd)``::
+``m`` [N m/m]) to the momentum rows of (42b, c) (a fourth, :class:`RayleighDamping`, the
+structural damping ``alpha M + beta K``, adds a viscous stress as well: see its
+docstring); like every term there they are divided by h (the model multiplies the rows by
+h) and tested with ``dq = (dphi, dd)``::
 
     (42b) + ... - (f, dphi) - (m, omega(d_e; dd)) = 0,
 
@@ -61,6 +63,7 @@ from fxrod.errors import ParameterError, check_finite, check_nonnegative, check_
 from fxrod.forms.base import Context, Extension
 from fxrod.kinematics import angular_velocity, split_q, strain_rate
 from fxrod.loads import as_time_function
+from fxrod.spaces import stress_element
 
 Vec3 = Sequence[float] | Callable[[float], Sequence[float]] | None
 
@@ -394,50 +397,55 @@ class AmbientDamping(Extension):
 
 class RayleighDamping(Extension):
     """Rayleigh damping, mass- and stiffness-proportional: the damping operator
-    ``alpha M + beta K`` of the step (42), with the model's own mass and stiffness::
+    ``alpha M + beta K`` of the step (42) with the model's own mass and stiffness::
 
         momentum rows (42b, c) + alpha (dq, M v_m) + (d eps[q_e; dq], sigma_v) = 0,
-        sigma_v = beta K (eps_{n+1} - eps_n)/h = beta K d eps[q_m; v_m],
+        (dsig, C sigma_v/beta) - (dsig, d eps[q_m; v_m]) = 0      (DG1 field sigma_v)
 
     * ``M = diag(rhoA I, M11 I, M22 I, 0)`` the director mass matrix of the inertia rows
-      (:func:`fxrod.forms.elastic.inertia`): a force ``-alpha rhoA v_m`` on the centreline and
-      the director forces ``-alpha M_kk v_dk,m`` (k = 1, 2), i.e. the rotary inertia of the
-      section times alpha on the midpoint angular velocity (a rigid spin ``omega`` about d3
+      (:func:`fxrod.forms.elastic.inertia`): a force ``-alpha rhoA v_m`` on the centreline
+      and the director forces ``-alpha M_kk v_dk,m`` (k = 1, 2), i.e. alpha times the
+      section's rotary inertia on the midpoint angular velocity (a spin ``omega`` about d3
       feels ``-alpha (M11 + M22) omega``). Masses of other extensions are not included.
-    * ``K = C^-1`` the stiffness of the model's stress field (diagonal; C is the model's
-      compliance, the long-term one with :class:`fxrod.forms.viscoelastic.GeneralizedMaxwell`);
-      constrained strains (zero compliance) have no stiffness and get no viscous stress
-      (they are skipped). The strains are bilinear, so ``d eps[q_m; v_m]`` is exactly
-      ``(eps_{n+1} - eps_n)/h`` (kinematics.py); the viscous stress ``sigma_v`` is added to
-      the stress of the momentum balance (:meth:`momentum_stress`), like a Kelvin-Voigt
-      dashpot ``V = beta K`` but without a field of its own.
+    * ``sigma_v = beta K Pi(eps_dot)``: the viscous stress, ``K = C^-1`` the stiffness of the
+      model's stress field (C its compliance: the rod's, the long-term one with
+      :class:`fxrod.forms.viscoelastic.GeneralizedMaxwell`), ``eps_dot = d eps[q_m; v_m] =
+      (eps_{n+1} - eps_n)/h`` exactly (bilinear strains, kinematics.py) and ``Pi`` the L2
+      projection onto DG1, the space of the stress: ``sigma_v`` is a DG1 step unknown (like
+      the rigid Kelvin-Voigt branch of :mod:`fxrod.forms.viscoelastic`), so the damping
+      sees the same projected strains as the mixed stiffness (the unprojected P2 shear rate
+      of a P2 centreline would add a spurious, locking-like shear damping: the first mode of
+      the test cantilever then decays 2.3 % too fast). Constrained strains (zero
+      compliance) have no stiffness and get no viscous stress (those components are pinned
+      to zero).
 
     Linearised about a stress-free equilibrium the damping matrix is ``alpha M + beta K``,
-    so every mode k of angular frequency ``omega_k`` decays with the damping ratio::
+    so every natural mode (:func:`fxrod.linear.modes`) decays with the damping ratio::
 
         zeta_k = alpha/(2 omega_k) + beta omega_k/2.
 
-    Testing with ``v_m`` books the dissipation exactly (``q_e = q_m`` in dynamics)::
+    Testing the momentum rows with ``v_m`` (``q_e = q_m`` in dynamics) and the field row
+    with ``sigma_v`` books the dissipation exactly::
 
-        D^n = h int (alpha v_m . M v_m + beta eps_dot . K eps_dot) ds >= 0,
-        eps_dot = (eps_{n+1} - eps_n)/h.
+        D^n = h int (alpha v_m . M v_m + sigma_v . C sigma_v/beta) ds
+            = h int (alpha v_m . M v_m + beta Pi(eps_dot) . K Pi(eps_dot)) ds >= 0.
 
-    No port work; no static part (no velocity in statics, the linearised analyses refuse
-    it: ``dissipative``). Rigid motions are damped by the alpha part only.
+    No port work; no static part (no velocity in statics: the field is pinned to zero); the
+    linearised analyses refuse it (``dissipative``). Rigid motions are damped by alpha only.
 
     Parameters
     ----------
     alpha : float
         Mass-proportional coefficient [1/s], >= 0.
     beta : float
-        Stiffness-proportional coefficient [s], >= 0. Default 0.
+        Stiffness-proportional coefficient [s], >= 0 (default 0: no field is added).
     name : str
-        Name of the extension in the model.
+        Name of the extension in the model (prefix of its field ``sigma_v``).
 
     Raises
     ------
     ParameterError
-        A coefficient that is negative or not finite.
+        A coefficient that is negative or not finite; beta > 0 on a section varying along s.
     """
 
     dissipative = True
@@ -447,27 +455,41 @@ class RayleighDamping(Extension):
         self.beta = _nonnegative("beta", beta, "s")
         self.name = name
 
+    def bind(self, rod) -> None:
+        """The section's stiffness (scale of the pinning rows); beta needs a uniform one."""
+        if self.beta > 0.0 and not rod.uniform:
+            raise ParameterError("section", "VaryingSection",
+                                 "a uniform Section for RayleighDamping with beta > 0")
+        self._k_section = rod.section.stiffness if self.beta > 0.0 else None
+
+    def fields(self) -> dict:
+        """The DG1 viscous stress ``sigma_v`` (6 components) when beta > 0."""
+        return {"sigma_v": stress_element(6)} if self.beta > 0.0 else {}
+
     def setup(self, ctx: Context, fields) -> None:
-        """The coefficients and the stiffness ``K = C^-1`` (0 where C = 0) as Constants (a
-        quadrature expression for a section varying along s)."""
+        """Constants: alpha, the active components and ``C/beta`` (``1/(beta k)`` on the
+        constrained components, whose rows then pin ``sigma_v`` to zero)."""
         self._a = fem.Constant(ctx.mesh, np.float64(self.alpha))
-        self._b = fem.Constant(ctx.mesh, np.float64(self.beta))
-        C = ctx.C
-        if isinstance(C, fem.Constant):
-            c = np.asarray(C.value, dtype=float)
-            free = c > 0.0
-            self._K = fem.Constant(ctx.mesh, np.where(free, 1.0 / np.where(free, c, 1.0), 0.0))
-        else:
-            self._K = ufl.as_vector([ufl.conditional(ufl.gt(C[i], 0.0),
-                                                     1.0 / ufl.max_value(C[i], 1e-300), 0.0)
-                                     for i in range(6)])
+        self._inertia = ctx.inertia
+        if self.beta == 0.0:
+            return
+        c = np.asarray(ctx.C.value, dtype=float)
+        free = c > 0.0
+        self._active = fem.Constant(ctx.mesh, free.astype(float))
+        self._cb = fem.Constant(ctx.mesh, np.where(free, c, 1.0 / self._k_section) / self.beta)
+        self._sv, self._ds = fields.new["sigma_v"], fields.test["sigma_v"]
+
+    @property
+    def constants(self) -> dict[str, fem.Constant]:
+        """``{"alpha": [1/s]}`` and, with beta > 0, ``{"C/beta": [1/(N s), 1/(N m^2 s)]}``
+        (empty before the model is built)."""
+        out = {"alpha": self._a} if hasattr(self, "_a") else {}
+        if hasattr(self, "_cb"):
+            out["C/beta"] = self._cb
+        return out
 
     @staticmethod
-    def _strain_rate(ctx: Context):
-        """``(eps_{n+1} - eps_n)/h = d eps[q_m; v_m]`` (exact: bilinear strains)."""
-        return strain_rate(ctx.qm, ctx.qm.dx(0), ctx.vm, ctx.vm.dx(0))
-
-    def _mass_power(self, ctx: Context, w):
+    def _mass_power(ctx: Context, w):
         """``v_m . M w`` with the model's director mass matrix."""
         v, vd = split_q(ctx.vm)
         wp, wd = split_q(w)
@@ -475,21 +497,30 @@ class RayleighDamping(Extension):
                 + ctx.M22 * ufl.dot(vd[1], wd[1]))
 
     def momentum_stress(self, ctx: Context):
-        """``sigma_v = beta K (eps_{n+1} - eps_n)/h`` (None in statics or with beta = 0)."""
-        if not ctx.inertia or self.beta == 0.0:
+        """``sigma_v`` (the step unknown, the midpoint viscous stress; None in statics)."""
+        if self.beta == 0.0 or not ctx.inertia:
             return None
-        return self._b * ufl.elem_mult(self._K, self._strain_rate(ctx))
+        return self._sv
 
     def residual(self, ctx: Context):
-        """``alpha (dq, M v_m)`` in the momentum rows (None in statics or with alpha = 0)."""
-        if not ctx.inertia or self.alpha == 0.0:
-            return None
-        return self._a * self._mass_power(ctx, ctx.dq) * ctx.dx
+        """``alpha (dq, M v_m)`` in the momentum rows and the row of ``sigma_v``
+        ``(dsig, C sigma_v/beta) - (dsig, eps_dot)`` (statics: ``(dsig, C sigma_v/beta)``)."""
+        F = None
+        if ctx.inertia and self.alpha > 0.0:
+            F = self._a * self._mass_power(ctx, ctx.dq) * ctx.dx
+        if self.beta > 0.0:
+            r = ufl.dot(self._ds, ufl.elem_mult(self._cb, self._sv))
+            if ctx.inertia:
+                rate = strain_rate(ctx.qm, ctx.qm.dx(0), ctx.vm, ctx.vm.dx(0))
+                r = r - ufl.dot(self._ds, ufl.elem_mult(self._active, rate))
+            F = r * ctx.dx if F is None else F + r * ctx.dx
+        return F
 
     def dissipation(self, ctx: Context):
-        """``D^n = h int (alpha v_m . M v_m + beta eps_dot . K eps_dot) ds >= 0`` [J]."""
+        """``D^n = h int (alpha v_m . M v_m + sigma_v . C sigma_v/beta) ds >= 0`` [J]."""
         if not ctx.inertia:
             return None
-        r = self._strain_rate(ctx)
-        return ctx.h * (self._a * self._mass_power(ctx, ctx.vm)
-                        + self._b * ufl.dot(r, ufl.elem_mult(self._K, r))) * ctx.dx
+        d = self._a * self._mass_power(ctx, ctx.vm)
+        if self.beta > 0.0:
+            d = d + ufl.dot(self._sv, ufl.elem_mult(self._cb, self._sv))
+        return ctx.h * d * ctx.dx
