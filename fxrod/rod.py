@@ -233,7 +233,8 @@ class Section:
         contact_radius: float | None = None,
     ) -> Section:
         """Solid circle (closed forms): ``A = pi r^2``, ``I_1 = I_2 = pi r^4 / 4``,
-        ``J = pi r^4 / 2``.
+        ``J = pi r^4 / 2``: the :meth:`tube` with ``r_in = 0`` and another default shear
+        factor.
 
         Parameters
         ----------
@@ -255,17 +256,8 @@ class Section:
             Contact distance [m], >= 0; default ``radius``.
         """
         r = check_positive("radius", radius)
-        E = check_positive("E", E)
-        rho = check_nonnegative("rho", rho)
-        kappa = _shear_choice(shear_factor, ("cowper",))
-        G, nu = cls._moduli(E, G, nu)
-        if kappa == "cowper":
-            kappa = _cowper_tube(_isotropic_nu(nu, E, G, "shear_factor='cowper'"), 0.0)
-        A = math.pi * r**2
-        Iax = math.pi * r**4 / 4.0
-        return cls(rhoA=rho * A, M11=rho * Iax, M22=rho * Iax, k_s1=kappa * G * A,
-                   k_s2=kappa * G * A, k_e=E * A, k_b1=E * Iax, k_b2=E * Iax,
-                   k_t=G * 2.0 * Iax, radius=r, contact_radius=contact_radius)
+        return cls.tube(r, 0.0, E, rho, G=G, nu=nu, shear_factor=shear_factor,
+                        contact_radius=contact_radius)
 
     @classmethod
     def rectangular(

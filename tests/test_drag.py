@@ -255,6 +255,19 @@ CASES = {
 }
 
 
+def _hit_cantilever(extensions: list) -> RodModel:
+    """A flexible cantilever (soft section, 1 m, 8 elements) under gravity, hit at its tip by
+    a smooth 50 ms impulse of a 3D force [N] and a twisting moment [N m], with
+    ``extensions`` (drag or damping)."""
+    sec = Section.circular(radius=0.01, E=2e6, rho=1000.0, nu=0.3)
+    rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+              n_elements=8)
+    f = smooth_impulse(0.0, 0.05)
+    load = EndLoad("L", force=lambda t: f(t) * np.array([0.0, 0.2, 0.3]),
+                   moment=lambda t: f(t) * np.array([0.02, 0.0, 0.0]))
+    return RodModel(rod, [load, Gravity((0.0, 0.0, -G))], [Clamp("0")], extensions=extensions)
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_cantilever_balance_closes_and_dissipation_is_nonnegative(case):
     """A flexible cantilever (soft section, 8 elements) hit by a 3D tip impulse (force and
@@ -264,14 +277,7 @@ def test_cantilever_balance_closes_and_dissipation_is_nonnegative(case):
     ``D^n >= 0``. A residual term whose sign or velocity differs from the one booked fails
     the balance; one whose dissipation is negative fails ``D^n >= 0``; the damping must
     have taken energy (> 1 % of the input)."""
-    sec = Section.circular(radius=0.01, E=2e6, rho=1000.0, nu=0.3)
-    rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
-              n_elements=8)
-    f = smooth_impulse(0.0, 0.05)
-    load = EndLoad("L", force=lambda t: f(t) * np.array([0.0, 0.2, 0.3]),
-                   moment=lambda t: f(t) * np.array([0.02, 0.0, 0.0]))
-    model = RodModel(rod, [load, Gravity((0.0, 0.0, -G))], [Clamp("0")],
-                     extensions=CASES[case]())
+    model = _hit_cantilever(CASES[case]())
     h, n = 5e-3, 60
     integ = Integrator(model, h, SETTINGS)
     model.ledger.current()
@@ -379,14 +385,7 @@ def test_rayleigh_stiffness_part_balance_in_large_motion():
     1e-10 of the largest energy in play (measured 1.9e-12: Newton's atol 1e-12 on the
     step's efforts; a term booked with another sign is off by 2 D^n, ~1e-4 of it) and
     ``D^n >= 0``; the damping took > 1 % of the input."""
-    sec = Section.circular(radius=0.01, E=2e6, rho=1000.0, nu=0.3)
-    rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
-              n_elements=8)
-    f = smooth_impulse(0.0, 0.05)
-    load = EndLoad("L", force=lambda t: f(t) * np.array([0.0, 0.2, 0.3]),
-                   moment=lambda t: f(t) * np.array([0.02, 0.0, 0.0]))
-    model = RodModel(rod, [load, Gravity((0.0, 0.0, -G))], [Clamp("0")],
-                     extensions=[RayleighDamping(0.3, 2e-3)])
+    model = _hit_cantilever([RayleighDamping(0.3, 2e-3)])
     integ = Integrator(model, 5e-3, SETTINGS)
     model.ledger.current()
     res, D, scale = [], [], []

@@ -136,16 +136,19 @@ def test_bad_input_is_rejected(kw, name):
 
 
 @pytest.mark.exactness
-def test_members_converge_as_they_would_alone():
-    """Default modified Newton on the chain fast path: each member is judged on its own rows
-    (``converge_per_group``), so the ensemble takes per step the largest of the members'
-    own iteration counts (single runs on the same fast path) instead of iterating until the
-    whole vector's norm, over all members, is below atol; the members' states agree with
-    the single runs to round-off (the same iterations of the same element arithmetic)."""
+@pytest.mark.parametrize("linesearch", ["basic", "bt"], ids=["array-loop", "snes"])
+def test_members_converge_as_they_would_alone(linesearch):
+    """Each member is judged on its own rows (one convergence test on every path): on the
+    chain fast path (the default ``basic`` line search: Newton's array loop) and on solves
+    handed to SNES (every one with the ``bt`` line search), the ensemble takes per step the
+    largest of the members' own iteration counts (single runs on the same path) instead of
+    iterating until the whole vector's norm, over all members, is below atol; the members'
+    states agree with the single runs to round-off (the same iterations of the same element
+    arithmetic)."""
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=4)
     amps = [0.5, 1.0, 1.5]
-    settings = SolverSettings(linear_solver="chain", atol=1e-11)
+    settings = SolverSettings(linear_solver="chain", atol=1e-11, linesearch=linesearch)
     ens = Ensemble(rod, flying_spaghetti_loads(), amps)
     integ = ens.integrator(0.1, settings)
     assert integ.newton.groups is not None
@@ -156,10 +159,12 @@ def test_members_converge_as_they_would_alone():
         alone = [run.step().newton_its for run in runs]
         assert its == max(alone)
         for k, m in enumerate(singles):
-            s_ref = m.space.Q.tabulate_dof_coordinates()[:, 0]
-            ref = sorted_q(s_ref, m.q_nodal_local())
+            ref = sorted_q(m.space.Q.tabulate_dof_coordinates()[:, 0], m.q_nodal_local())
             mine = sorted_q(ens.member_arclength(k), ens.member_nodes(k))
             assert np.max(np.abs(mine - ref)) <= roundoff(np.max(np.abs(ref)), 2 * n)
+    on_snes = integ.newton.snes_solves
+    assert on_snes == (8 if linesearch == "bt" else 0)
+    assert integ.newton.fast_solves == 8 - on_snes
 
 
 ENSEMBLE_MPI_SCRIPT = """
@@ -233,26 +238,3 @@ def test_adjoint_of_an_ensemble_with_an_input_history():
     assert np.all(r > 0) and np.all(np.abs(orders - 2.0) <= 0.1), (r, orders)
 
 
-def test_members_are_judged_one_by_one_on_the_snes_path_too():
-    """Solves handed to SNES (here every one: the ``bt`` line search) judge each member on
-    its own rows as the array loop does (one convergence test on every path): the ensemble
-    takes per step the largest of the members' own iteration counts on the same path, and
-    the members' states agree with their single runs to round-off."""
-    rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
-              d1=(0.0, 1.0, 0.0), n_elements=4)
-    amps = [0.5, 1.0, 1.5]
-    settings = SolverSettings(linear_solver="chain", atol=1e-11, linesearch="bt")
-    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
-    integ = ens.integrator(0.1, settings)
-    assert integ.newton.groups is not None
-    singles = [RodModel(rod, scaled(flying_spaghetti_loads(), a)) for a in amps]
-    runs = [Integrator(m, 0.1, settings) for m in singles]
-    for n in range(1, 9):
-        its = integ.step().newton_its
-        alone = [run.step().newton_its for run in runs]
-        assert its == max(alone)
-        for k, m in enumerate(singles):
-            ref = sorted_q(m.space.Q.tabulate_dof_coordinates()[:, 0], m.q_nodal_local())
-            mine = sorted_q(ens.member_arclength(k), ens.member_nodes(k))
-            assert np.max(np.abs(mine - ref)) <= roundoff(np.max(np.abs(ref)), 2 * n)
-    assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 8
