@@ -42,7 +42,7 @@ print(f"{t_import} {t_model} {t_step}")
 PROFILE = r"""
 import functools, json, time
 import cffi.recompiler, ffcx.compiler
-import fxrod.fastassembly, fxrod.jit
+import fxrod.native, fxrod.jit
 split = {}
 def timed(owner, name, key):
     f = getattr(owner, name)
@@ -56,7 +56,7 @@ def timed(owner, name, key):
     setattr(owner, name, g)
 timed(fxrod.jit, "_compile", "jit_compile_s")
 timed(ffcx.compiler, "compile_ufl_objects", "ffcx_codegen_s")
-timed(fxrod.fastassembly, "build_helper", "fxrod_helper_s")
+timed(fxrod.native, "load", "fxrod_helper_s")
 timed(cffi.recompiler, "recompile", "cffi_builds_in_process_s")
 """
 

@@ -156,11 +156,11 @@ def cmd_info(args) -> int:
     print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}, "
           f"size {MPI.COMM_WORLD.size}")
     print(f"Python {sys.version.split()[0]}")
-    from fxrod import fastassembly
+    from fxrod import native
 
     try:
-        fastassembly._load_lib()
-        fast = f"available (C helper in {fastassembly._cache_dir()})"
+        native.load("assembly")
+        fast = f"available (C helper in {native.cache_dir()})"
     except Exception as err:  # noqa: BLE001
         fast = f"unavailable ({err}); DOLFINx's assembly is used"
     print(f"serial fast Jacobian assembly: {fast}")

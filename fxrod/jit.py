@@ -40,9 +40,11 @@ import numpy as np
 import ufl
 from dolfinx import default_scalar_type, fem
 from dolfinx import jit as djit
-from dolfinx.fem.forms import _ufl_to_dolfinx_domain, form_cpp_class, get_integration_domains
+from dolfinx.fem.forms import form_cpp_class, get_integration_domains
 from ffcx.codegeneration import jit as fjit
 from ffcx.codegeneration.C.file_template import libraries as _libraries
+
+from fxrod import compat
 
 #: ``(UFL signature, options) -> (ufcx_form, module)`` of the forms compiled in this process
 _COMPILED: dict[tuple[str, str], tuple[object, object]] = {}
@@ -74,8 +76,7 @@ def _start(forms: list[ufl.Form], p_ffcx: dict, p_jit: dict) -> Callable[[], tup
     """FFCx's ``compile_forms`` of ``forms`` (one module, FFCx's name and cache protocol)
     with the C build started in a child process: returns the function that waits for it and
     loads ``(ufcx forms, module)`` (at once if the module is in the cache)."""
-    sig = fjit._compute_option_signature(p_ffcx) + fjit._compilation_signature(
-        p_jit["cffi_extra_compile_args"], p_jit["cffi_debug"])
+    sig = compat.jit_signature(p_ffcx, p_jit)
     name = "libffcx_forms_" + ffcx.naming.compute_signature(forms, sig)
     names = [ffcx.naming.form_name(f, i, name) for i, f in enumerate(forms)]
     cache = Path(p_jit["cache_dir"])
@@ -109,7 +110,7 @@ def _start(forms: list[ufl.Form], p_ffcx: dict, p_jit: dict) -> Callable[[], tup
             raise RuntimeError(f"C compilation of {name} failed:\n{out}")
         if p_jit["cffi_verbose"]:
             print(Path(job["ready"]).read_text())
-        return fjit._load_objects(cache, name, names)
+        return compat.load_objects(cache, name, names)
 
     return finish
 
@@ -132,19 +133,19 @@ def _wrap(form: ufl.Form, ufcx_form, module) -> fem.Form:
     sd = form.subdomain_data()
     (domain,) = list(sd.keys())
     msh = domain.ufl_cargo()
-    V = [arg.ufl_function_space()._cpp_object for arg in form.arguments()]
+    V = [compat.cpp_object(arg.ufl_function_space()) for arg in form.arguments()]
     original = form.coefficients()
-    coeffs = [original[ufcx_form.original_coefficient_positions[i]]._cpp_object
+    coeffs = [compat.cpp_object(original[ufcx_form.original_coefficient_positions[i]])
               for i in range(ufcx_form.num_coefficients)]
-    constants = [c._cpp_object for c in form.constants()]
+    constants = [compat.cpp_object(c) for c in form.constants()]
     subdomain_ids: dict[str, list[int]] = {kind: [] for kind in sd.get(domain)}
     offsets = [ufcx_form.form_integral_offsets[i] for i in range(len(fem.IntegralType) + 1)]
     for i in range(len(offsets) - 1):
         for j in range(offsets[i], offsets[i + 1]):
             subdomain_ids[fem.IntegralType(i).name].append(ufcx_form.form_integral_ids[j])
     subdomains = {
-        _ufl_to_dolfinx_domain[kind]: get_integration_domains(
-            _ufl_to_dolfinx_domain[kind], data[0], subdomain_ids[kind])
+        compat.integral_type(kind): get_integration_domains(
+            compat.integral_type(kind), data[0], subdomain_ids[kind])
         for kind, data in sd.get(domain).items()}
     f = form_cpp_class(default_scalar_type)(
         [module.ffi.cast("uintptr_t", module.ffi.addressof(ufcx_form))],

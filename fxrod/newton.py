@@ -31,12 +31,12 @@ from dolfinx.fem.forms import derivative_block
 from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
 from petsc4py import PETSc
 
-from fxrod import backends, jit, mumps
+from fxrod import backends, compat, jit, mumps
 from fxrod._malloc import tune_malloc
 from fxrod.backends import Capabilities
 from fxrod.chain import ChainPC, ChainSolver
 from fxrod.errors import ParameterError
-from fxrod.fastassembly import FastJacobian, FastResidual, snes_problem
+from fxrod.fastassembly import FastJacobian, FastResidual
 from fxrod.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
@@ -317,7 +317,9 @@ class NewtonSolver:
             # full pattern (the fast Jacobian builds its CSR matrix if a fallback needs it)
             try:
                 self.fast_jacobian = FastJacobian(J, w, bcs, csr=False)
-                self.problem = snes_problem(F, self.fast_jacobian, bcs, prefix, opts)
+                fj = self.fast_jacobian
+                self.problem = compat.nonlinear_problem(F, fj.J, fj.u, fj.A, fj.snes_callback,
+                                                        bcs, prefix, opts)
             except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly instead
                 warnings.warn(f"fxrod: {err}; using DOLFINx's assembly", RuntimeWarning,
                               stacklevel=2)
@@ -345,8 +347,7 @@ class NewtonSolver:
             A_fast = self.fast_jacobian.A
             self.snes.setJacobian(self.fast_jacobian.snes_callback, A_fast, A_fast)
             if A is not None:
-                # NonlinearProblem owns (and destroys) the matrix in use; 0.11 has no setter
-                self.problem._A = A_fast
+                compat.replace_matrix(self.problem, A_fast)
                 A.destroy()
             A = A_fast
             self.fast_jacobian.constants_each_call = False  # packed by solve()

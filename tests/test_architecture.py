@@ -1,5 +1,6 @@
 """The layers of docs/architecture.md: every fxrod module imports only from its own layer or
-below. A new module must be given a layer here (and in docs/architecture.md)."""
+below. A new module must be given a layer here (and in docs/architecture.md). DOLFINx's and
+FFCx's internals are touched by :mod:`fxrod.compat` only."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ LAYERS: dict[str, int] = {
     # 0: foundations without fxrod imports
     "fxrod.errors": 0, "fxrod.kinematics": 0, "fxrod._malloc": 0, "fxrod.data": 0,
     "fxrod.fastassembly": 0, "fxrod.paraview": 0,
-    "fxrod.chain": 0, "fxrod.jit": 0, "fxrod.mumps": 0,
+    "fxrod.chain": 0, "fxrod.jit": 0, "fxrod.mumps": 0, "fxrod.native": 0, "fxrod.compat": 0,
     # 1: data of a problem, settings, output primitives
     "fxrod": 1, "fxrod.settings": 1, "fxrod.io": 1, "fxrod.spaces": 1, "fxrod.rod": 1,
     "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
@@ -61,6 +62,12 @@ def layer(module: str) -> int:
     raise KeyError(f"{module} has no layer in tests/test_architecture.py")
 
 
+def _is_module(name: str) -> bool:
+    """Whether ``name`` (``fxrod.x.y``) is a module or package of the source tree."""
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
 def imports() -> dict[str, set[str]]:
     """``{module: {imported fxrod modules}}`` from the source (absolute imports only)."""
     out = {}
@@ -69,7 +76,11 @@ def imports() -> dict[str, set[str]]:
         mod = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         deps = set()
         for node in ast.walk(ast.parse(p.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and \
+            if isinstance(node, ast.ImportFrom) and node.module == "fxrod":
+                # from fxrod import x: the submodule x where there is one, else the package
+                deps |= {f"fxrod.{a.name}" if _is_module(f"fxrod.{a.name}") else "fxrod"
+                         for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and \
                     node.module.split(".")[0] == "fxrod":
                 deps.add(node.module)
             elif isinstance(node, ast.Import):
@@ -105,3 +116,31 @@ def test_dolfinx_may_be_imported_first():
     p = subprocess.run([sys.executable, "-c", "import dolfinx; import fxrod"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
+
+
+#: Names of DOLFINx's and FFCx's internals fxrod needs (see fxrod/compat.py): attributes of
+#: their objects and modules, and names imported from them.
+INTERNALS = {"_cpp_object", "_ufl_to_dolfinx_domain", "_compute_option_signature",
+             "_compilation_signature", "_load_objects", "_snes", "_A", "_F", "_J", "_P_mat",
+             "_b", "_x", "_u", "_preconditioner"}
+#: The foreign packages whose private names count as internals.
+FOREIGN = ("dolfinx", "ffcx", "ufl", "basix", "petsc4py", "slepc4py")
+
+
+def test_internals_only_in_compat():
+    """No module but fxrod/compat.py imports a private name of DOLFINx, FFCx, UFL, Basix or
+    PETSc's bindings, or reads one of the internals fxrod needs on an object that is not its
+    own (``self``, ``cls``)."""
+    found = []
+    for p in sorted((ROOT / "fxrod").rglob("*.py")):
+        if p.name == "compat.py" and p.parent.name == "fxrod":
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.split(".")[0] in FOREIGN:
+                found += [f"{p.name}:{node.lineno} imports {a.name}" for a in node.names
+                          if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr in INTERNALS and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(f"{p.name}:{node.lineno} reads .{node.attr}")
+    assert not found, "\n".join(found)

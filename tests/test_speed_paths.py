@@ -120,11 +120,11 @@ def test_fast_path_only_where_applicable():
 
 def test_fast_path_falls_back_with_a_warning(monkeypatch, tmp_path):
     """No writable cache for the C helper: a warning, DOLFINx's assembly, same step."""
-    import fxrod.fastassembly as fa
+    from fxrod import native
 
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    monkeypatch.setattr(fa, "_LIB", None)
+    monkeypatch.setattr(native, "_LOADED", {})
     monkeypatch.setenv("FXROD_CACHE_DIR", str(blocker / "sub"))
     with pytest.warns(RuntimeWarning, match="fast Jacobian assembly unavailable"):
         integ = Integrator(flying_spaghetti(2).model, 0.1)
