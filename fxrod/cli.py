@@ -175,12 +175,13 @@ def cmd_info(args) -> int:
 
 def cmd_sweep(args) -> int:
     """``fxrod sweep CASE --param NAME=V1,V2 ...``: a parameter study over a registered case
-    (:mod:`fxrod.sweep_plan`, :mod:`fxrod.sweep`); exit status 0 when every point ended
+    or a user's ``path/to/module.py:function`` (:mod:`fxrod.sweep_plan`, :mod:`fxrod.sweep`);
+    exit status 0 when every point ended
     (done or failed, see the table), 128 + signal when stopped."""
     from mpi4py import MPI
 
     from fxrod.sweep import run_sweep
-    from fxrod.sweep_plan import find_case, list_params, make_plan
+    from fxrod.sweep_plan import find_case, list_params, make_plan, plan_case
 
     try:
         if args.list_params:
@@ -188,7 +189,7 @@ def cmd_sweep(args) -> int:
             return 0
         plan = make_plan(args.case, args.param, "zip" if args.zip else "grid", args.samples,
                          args.seed, args.quick)
-        out = args.out or Path("results") / f"sweep_{plan.case.replace('-', '_')}"
+        out = args.out or Path("results") / f"sweep_{plan_case(plan).name.replace('-', '_')}"
         res = run_sweep(plan, out, ranks_per_case=args.ranks_per_case, resume=args.resume,
                         checkpoint_every=args.checkpoint_every, pictures=args.pictures,
                         ensemble=args.ensemble)
@@ -486,7 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run a case (fxrod list) over values of its options "
                        "(--list-params) on groups of MPI ranks; one table "
                        "DIR/sweep_CASE.csv, every point in DIR/case_NNNN/.")
-    s.add_argument("case", metavar="CASE", help="a case of the registry (fxrod list)")
+    s.add_argument("case", metavar="CASE", help="a case of the registry (fxrod list), or "
+                   "path/to/module.py:function (a function of keyword options returning a "
+                   "fxrod Problem, or a Case)")
     s.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2|NAME=LO:HI",
                    help="values of an option (ranges with --samples); repeatable")
     m = s.add_mutually_exclusive_group()

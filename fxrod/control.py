@@ -27,9 +27,11 @@ sign an actuator allows (a tendon pulls: ``tau >= 0``; a chamber: ``tau <= 0``),
 run at that step with one :class:`fxrod.errors.ParameterError` naming the controller, the
 value and t_n; the rows recorded so far stay in the CSV.
 
-Not in this module: linear state feedback inside the step (``u`` implicit in the step's
-unknowns, ``u_{n+1/2} = -K x_{n+1/2}``), controllers on supports (moving clamps) and on
-curvature inputs; restart from a checkpoint and MPI runs with a controller are refused.
+State feedback designed on the linear port-Hamiltonian model (LQR) is in
+:mod:`fxrod.lqr`. Not in this module: linear state feedback inside the step (``u``
+implicit in the step's unknowns, ``u_{n+1/2} = -K x_{n+1/2}``), controllers on supports
+(moving clamps) and on curvature inputs; restart from a checkpoint and MPI runs with a
+controller are refused.
 """
 
 from __future__ import annotations
@@ -151,6 +153,7 @@ class ZeroOrderHold:
         self.name = getattr(controller, "__name__", type(controller).__name__)
         self.port = ActuationPort(model)
         self.history: list[tuple[float, np.ndarray]] = []
+        self._free = [a.force for a in self.port.actuators]
 
     def _checked(self, t: float, out) -> np.ndarray:
         n = self.port.size
@@ -184,3 +187,11 @@ class ZeroOrderHold:
             a.force = _Held(uk)
         self.history.append((float(t), u))
         return u
+
+    def release(self) -> None:
+        """Give the actuators back their own inputs (the functions of t they had before the
+        controller held them): after a controlled run the model is the open-loop model
+        again, so an analysis of it (continuation, modes, adjoint) does not run on the
+        last held forces."""
+        for a, force in zip(self.port.actuators, self._free, strict=True):
+            a.force = force

@@ -514,8 +514,12 @@ class Simulation:
         if not (isinstance(t_end, int | float) and math.isfinite(t_end)) or t_end < 0:
             raise ParameterError("t_end", t_end, ">= 0 and finite")
         progress = Progress(t_end, self.comm, quiet=self.quiet)
-        with caught_signals() as stop:
-            self._run_steps(t_end, progress, stop)
+        try:
+            with caught_signals() as stop:
+                self._run_steps(t_end, progress, stop)
+        finally:
+            if self.control is not None:
+                self.control.release()   # the open-loop model again (run() may continue)
         self._finish_callbacks()
         return self.rows
 

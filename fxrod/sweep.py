@@ -1,8 +1,10 @@
-"""Parameter studies over the case registry: MPI groups, dynamic dealing, resumable records.
+"""Parameter studies of a case: MPI groups, dynamic dealing, resumable records.
 
-:func:`run_sweep` runs the points of a :class:`fxrod.sweep_plan.Plan` (one registered case,
-values of its options). ``MPI.COMM_WORLD`` is split into groups of ``ranks_per_case``
-consecutive ranks; each point runs on its group's communicator (``Case.run(comm=...)``).
+:func:`run_sweep` runs the points of a :class:`fxrod.sweep_plan.Plan` (one case, values of
+its options: a registered case, a user's :class:`fxrod.cases.Case`, or a user's function
+returning a :class:`fxrod.problem.Problem`, :func:`fxrod.sweep_plan.find_case`).
+``MPI.COMM_WORLD`` is split into groups of ``ranks_per_case`` consecutive ranks; each point
+runs on its group's communicator (``Case.run(comm=...)``).
 World rank 0 deals the points: a thread of it answers the group leaders' requests (mpi4py
 messages on a duplicate of the world communicator), so a group that finishes gets the next
 point at once and long and short points mix well; on one group the points simply run in
@@ -55,7 +57,7 @@ from fxrod.cases import Case
 from fxrod.errors import ParameterError, check_int_min
 from fxrod.io import CSVWriter, prepare_output_dir
 from fxrod.simulation import Interrupted, caught_signals
-from fxrod.sweep_plan import Plan, ensemble_split, find_case
+from fxrod.sweep_plan import Plan, ensemble_split, plan_case
 
 #: Points that a resumed sweep does not run again.
 FINISHED = ("done", "failed")
@@ -310,7 +312,7 @@ def write_table(plan: Plan, out: Path) -> tuple[list[dict], Path]:
                      "ranks": f"{ranks[0]}-{ranks[1]}" if ranks else "",
                      "reason": rec.get("reason", "")})
     cols = ["index", *plan.names, "status", *keys, "wall_time", "group", "ranks", "reason"]
-    path = Path(out) / f"sweep_{plan.case}.csv"
+    path = Path(out) / f"sweep_{plan_case(plan).name}.csv"
     with CSVWriter(path, cols) as w:
         for r in rows:
             w.write({c: r.get(c, "") for c in cols})
@@ -378,7 +380,7 @@ def run_sweep(plan: Plan, out, *, comm=None, ranks_per_case: int = 1, resume: bo
         ``resume`` of a directory holding another plan.
     """
     world = MPI.COMM_WORLD if comm is None else comm
-    case = find_case(plan.case)
+    case = plan_case(plan)
     if check_int_min("ensemble", ensemble, 0) and ranks_per_case != 1:
         raise ParameterError("ranks_per_case", ranks_per_case, "1 with --ensemble (an "
                              "ensemble runs on one rank)")

@@ -1,7 +1,10 @@
-"""What a parameter sweep runs: the points (option values) of one registered case.
+"""What a parameter sweep runs: the points (option values) of one case.
 
-A sweep names a case of :data:`fxrod.cases.CASES` and gives values of its options (every
-option but ``restart``, which the sweep manages):
+A sweep names a case (:func:`find_case`): a registered one of :data:`fxrod.cases.CASES`, a
+:class:`fxrod.cases.Case` of the user's, or a user's function that builds a
+:class:`fxrod.problem.Problem` from keyword options (in Python the function itself, on the
+command line ``path/to/module.py:function``; :func:`function_case` runs it). It gives values
+of the case's options (every option but ``restart``, which the sweep manages):
 
 * ``name=v1,v2,...`` lists values; the lists are combined as a grid (every combination,
   the first parameter varying slowest) or zipped (equal lengths, taken side by side; a
@@ -18,13 +21,15 @@ the case's ensemble options.
 
 from __future__ import annotations
 
+import inspect
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from fxrod.cases import CASES, Case, Option
+from fxrod.cases import CASES, RUN_CONTROL, Case, Option, Result
 from fxrod.errors import ParameterError
 
 #: Options of a case the sweep sets itself (never a swept parameter).
@@ -40,17 +45,23 @@ class Plan:
     Attributes
     ----------
     case : str
-        Dashed case name.
+        Dashed name of a registered case, ``path/to/module.py:function`` of a user's
+        function, or the name of a user's :class:`fxrod.cases.Case` or function given as
+        an object (:func:`find_case`).
     quick : bool
         Start from the case's quick values (``--quick``).
     points : tuple of dict
         Option values of each point (only the given parameters; the others keep their
         defaults), in SI units as the options list them.
+    user : Case, optional
+        The case the plan was made for (:func:`make_plan`; not compared, not stored in
+        ``sweep.json``): :func:`plan_case` runs it rather than looking ``case`` up again.
     """
 
     case: str
     quick: bool
     points: tuple[dict[str, object], ...]
+    user: Case | None = field(default=None, compare=False, repr=False)
 
     @property
     def names(self) -> list[str]:
@@ -66,18 +77,158 @@ class Plan:
         return cls(d["case"], bool(d["quick"]), tuple(dict(p) for p in d["points"]))
 
 
-def find_case(name: str) -> Case:
-    """The registered case ``name`` (dashes or underscores).
+def is_script(spec: object) -> bool:
+    """Whether ``spec`` names an attribute of a Python file, ``path/to/module.py:name``."""
+    if not isinstance(spec, str):
+        return False
+    path, sep, attr = spec.rpartition(":")
+    return bool(sep) and path.endswith(".py") and attr.isidentifier()
+
+
+def _load_script(spec: str) -> object:
+    """The attribute ``name`` of the file ``path/to/module.py`` named by ``spec``.
 
     Raises
     ------
     ParameterError
-        For an unknown case.
+        When the file does not exist, cannot be imported, or has no such attribute.
     """
+    import importlib.util
+
+    path, _, attr = spec.rpartition(":")
+    file = Path(path)
+    if not file.is_file():
+        raise ParameterError("case", spec, f"an existing Python file ({file} not found)")
+    mod_spec = importlib.util.spec_from_file_location(f"fxrod_user_{file.stem}", file)
+    module = importlib.util.module_from_spec(mod_spec)
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as err:  # noqa: BLE001  (the user's code: reported in one line)
+        raise ParameterError("case", spec, f"an importable file ({type(err).__name__}: "
+                             f"{err})") from None
+    if not hasattr(module, attr):
+        raise ParameterError("case", spec, f"a Case or a function {attr!r} defined in {file}")
+    return getattr(module, attr)
+
+
+def find_case(name: str | Case | Callable) -> Case:
+    """The case a sweep runs.
+
+    Parameters
+    ----------
+    name : str, Case or callable
+        A registered case (dashes or underscores); ``path/to/module.py:name`` of a user's
+        file whose ``name`` is a :class:`fxrod.cases.Case` or a function of
+        :func:`function_case`; a Case; or such a function.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown case, a file or attribute that cannot be loaded, or a function that
+        :func:`function_case` refuses.
+    """
+    if isinstance(name, Case):
+        return name
+    if is_script(name):
+        made = _load_script(name)
+        if isinstance(made, Case):
+            return made
+        path, _, attr = name.rpartition(":")
+        return function_case(made, f"{Path(path).stem}_{attr}")
+    if callable(name):
+        return function_case(name)
     case = CASES.get(str(name).replace("_", "-"))
     if case is None:
-        raise ParameterError("case", name, f"one of {', '.join(CASES)}")
+        raise ParameterError("case", name, f"one of {', '.join(CASES)}, a Case, or "
+                             "path/to/module.py:function")
     return case
+
+
+def plan_case(plan: Plan) -> Case:
+    """The case of ``plan``: the one it was made for, else :func:`find_case` of its name."""
+    return plan.user if plan.user is not None else find_case(plan.case)
+
+
+def function_case(fn: Callable, name: str | None = None) -> Case:
+    """A user's function as a case that a sweep can run.
+
+    ``fn(**options)`` returns a :class:`fxrod.problem.Problem`, or a pair ``(problem,
+    probes)`` with probes of its own (:mod:`fxrod.probes`, e.g. a
+    :class:`fxrod.probes.ColumnProbe`); its keyword parameters with a bool, int, float or
+    str default are the case's options (in the units the function takes, SI by fxrod's
+    convention), ``comm`` (if it has one) receives the communicator of the point's group. A
+    point builds the problem, runs it to ``t_end`` in a :class:`fxrod.simulation.Simulation`
+    named ``name`` (its CSV, checkpoints and restart as any stepped case:
+    :data:`fxrod.cases.RUN_CONTROL`) and records the last row's numbers (``t``, ``H``,
+    ``tip_1`` ... [SI], every column of the run and of the probes) as its summary.
+
+    Parameters
+    ----------
+    fn : callable
+        The user's function.
+    name : str, optional
+        Case name and base name of the files (default ``fn.__name__``).
+
+    Raises
+    ------
+    ParameterError
+        For something that is not a function, a parameter without a default (a point sets
+        only the swept ones), a positional-only or variadic parameter, or a parameter named
+        like an option the sweep manages (``adaptive``, ``checkpoint_every``, ``restart``).
+    """
+    if not callable(fn) or isinstance(fn, type):
+        raise ParameterError("case", fn, "a Case or a function returning a fxrod Problem")
+    name = str(name or getattr(fn, "__name__", "user_case"))
+    params = inspect.signature(fn).parameters
+    control = {o.name for o in RUN_CONTROL}
+    options = []
+    for p in params.values():
+        if p.name == "comm":
+            continue
+        if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise ParameterError(f"parameter {p.name} of {name}", str(p.kind),
+                                 "keyword parameters only in a swept function")
+        if p.default is p.empty:
+            raise ParameterError(f"parameter {p.name} of {name}", "no default", "a default "
+                                 "value (a sweep point sets only the swept parameters)")
+        if p.name in control:
+            raise ParameterError(f"parameter {p.name} of {name}", p.name, "a name other "
+                                 f"than {', '.join(sorted(control))} (set by the sweep)")
+        if type(p.default) in (bool, int, float, str):
+            options.append(Option(p.name, p.default, "-", f"keyword of {name}"))
+    takes_comm = "comm" in params
+
+    def run(out: Path | None, *, pictures: bool, quiet: bool, comm=None,
+            adaptive: bool = False, checkpoint_every: int = 0, restart: str | None = None,
+            **values) -> Result:
+        """Build the user's problem, run it to its end, summarise its last row."""
+        from fxrod.cases.common import output_files, recorded, wrote
+        from fxrod.problem import Problem
+
+        made = fn(**values, **({"comm": comm} if takes_comm and comm is not None else {}))
+        prob, probes = made if isinstance(made, tuple) and len(made) == 2 else (made, ())
+        if not isinstance(prob, Problem):
+            raise ParameterError("case", name, "a function returning a fxrod Problem or "
+                                 f"(Problem, probes) (it returned {type(made).__name__})")
+        with recorded(prob, out, name, adaptive=adaptive, checkpoint_every=checkpoint_every,
+                      restart=restart, quiet=quiet, probes=list(probes)) as sim:
+            sim.run(prob.t_end)
+        summary = {k: float(v) for k, v in sim.rows[-1].items()
+                   if isinstance(v, int | float | np.floating | np.integer)}
+        files = output_files(sim)
+        text = "\n".join(filter(None, (f"{name}: " + ", ".join(
+            f"{k} = {v:.9g}" for k, v in summary.items()), wrote(files))))
+        return Result(name, summary, text, {name: sim}, files, rank=sim.comm.rank)
+
+    if not takes_comm:         # Case.takes_comm: no sub-communicator for this function
+        def run_serial(out: Path | None, *, pictures: bool, quiet: bool,
+                       **values) -> Result:
+            """:func:`run` of a function without a ``comm`` keyword."""
+            return run(out, pictures=pictures, quiet=quiet, **values)
+        runner = run_serial
+    else:
+        runner = run
+    return Case(name, f"the user's function {name}", (*options, *RUN_CONTROL), {}, runner)
 
 
 def sweepable(case: Case) -> dict[str, Option]:
@@ -129,14 +280,15 @@ def parse_param(case: Case, text: str) -> tuple[str, list | tuple]:
     return name, [opt.check(v) for v in items]
 
 
-def make_plan(case_name: str, params: Sequence[str], mode: str = "grid",
+def make_plan(case_name: str | Case | Callable, params: Sequence[str], mode: str = "grid",
               samples: int | None = None, seed: int = 0, quick: bool = False) -> Plan:
     """The points of a sweep of ``case_name`` over ``params`` (texts of :func:`parse_param`).
 
     Parameters
     ----------
-    case_name : str
-        A registered case.
+    case_name : str, Case or callable
+        The case (:func:`find_case`): a registered name, ``path/to/module.py:name``, a
+        :class:`fxrod.cases.Case` or a user's function.
     params : sequence of str
         ``name=v1,v2,...`` lists (or ``name=lo:hi`` ranges with ``samples``); each name once.
     mode : str
@@ -156,6 +308,7 @@ def make_plan(case_name: str, params: Sequence[str], mode: str = "grid",
         of several values with it, ``samples < 1``.
     """
     case = find_case(case_name)
+    label = case_name if is_script(case_name) else case.name
     if mode not in MODES:
         raise ParameterError("mode", mode, f"one of {', '.join(MODES)}")
     if not params:
@@ -171,7 +324,7 @@ def make_plan(case_name: str, params: Sequence[str], mode: str = "grid",
         if ranges:
             raise ParameterError("param", f"{next(iter(ranges))}=LO:HI",
                                  "a list of values (ranges need --samples N)")
-        return Plan(case.name, quick, _combine(lists, mode))
+        return Plan(label, quick, _combine(lists, mode), case)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ParameterError("samples", samples, "an integer >= 1")
     several = [n for n, v in lists.items() if len(v) > 1]
@@ -185,7 +338,7 @@ def make_plan(case_name: str, params: Sequence[str], mode: str = "grid",
              for n, (lo, hi) in ranges.items()}
     points = [{n: (lists[n][0] if n in lists else drawn[n][i]) for n in names}
               for i in range(samples)]
-    return Plan(case.name, quick, tuple(points))
+    return Plan(label, quick, tuple(points), case)
 
 
 def _combine(lists: dict[str, list], mode: str) -> tuple[dict[str, object], ...]:

@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "fxrod.integrators": 6, "fxrod.checkpoint": 6, "fxrod.probes": 6, "fxrod.linear": 6,
     "fxrod.continuation": 6, "fxrod.pointload": 1, "fxrod.modetable": 6,
     "fxrod.phmodel": 6, "fxrod.phmodel_io": 6,
-    "fxrod.callbacks": 6, "fxrod.control": 6,
+    "fxrod.callbacks": 6, "fxrod.control": 6, "fxrod.lqr": 6,
     # 7: ready problems and runs
     "fxrod.problem": 7, "fxrod.simulation": 7,
     # 7: gradients of runs by the discrete adjoint, optimisation over them

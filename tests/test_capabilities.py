@@ -58,7 +58,7 @@ EPS = float(np.finfo(float).eps)
 #: unknowns, the products here sum at most that many terms twice (assembly and product).
 ROUNDOFF_C = 64
 DOC = ROOT / "docs" / "capabilities.md"
-STATUS = {"verified": "V", "refused": "R", "unknown": "?"}
+STATUS = {"verified": "V", "refused": "R", "does not apply": "-", "unknown": "?"}
 
 STEEL = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
 #: Euler-Bernoulli with a rotary inertia 1e-6 of the section's: the spin about the axis keeps
@@ -75,7 +75,7 @@ def roundoff(scale: float) -> float:
 # ---------------------------------------------------------------------- the matrix
 def _cells() -> tuple[list[str], list[str], dict, dict]:
     """Parse docs/capabilities.md: the analyses (columns) and features (rows) of the summary
-    table, its symbols ``{(feature, analysis): "V" | "R" | "?"}`` and the cells of the detail
+    table, its symbols ``{(feature, analysis): "V" | "R" | "-" | "?"}`` and the cells of the detail
     table ``{(feature, analysis): [(status, text), ...]}`` (its fourth column, the reference or
     a note, is for the reader)."""
     text = DOC.read_text()

@@ -153,6 +153,20 @@ def test_zero_order_hold_equals_input_function():
         assert np.array_equal(a.column(c), b.column(c)), c
 
 
+def test_run_gives_the_actuators_back_their_inputs():
+    """After a controlled run the model is the open-loop model again: every actuator's input
+    is its own function of t (here the constant 0 N), not the controller's last held force,
+    so an analysis of the model afterwards does not run on it; a continued run asks the
+    controller again before its first step."""
+    sim = Simulation(Integrator(cantilever(0.0), H), controller=lambda t, y: [3.0])
+    actuators = sim.control.port.actuators
+    own = [a.force for a in actuators]
+    sim.run(5 * H)
+    assert [a.force for a in actuators] == own and actuators[0].tau(0.0) == 0.0
+    sim.run(8 * H)
+    assert len(sim.control.history) == 8 and actuators[0].tau(0.0) == 0.0
+
+
 @pytest.mark.parametrize("bad,match", [
     (lambda n: [math.nan] if n == 5 else [1.0], r"'bad' at t = 0\.01 = \[nan\].*finite"),
     (lambda n: [1.0, 2.0] if n == 5 else [1.0], r"'bad' at t = 0\.01 .*shape \(1,\)"),

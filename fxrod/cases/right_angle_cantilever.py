@@ -21,6 +21,7 @@ import numpy as np
 
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import frame_times, output_files, recorded, wrote
+from fxrod.errors import ParameterError
 from fxrod.frames import right_angle_cantilever
 from fxrod.probes import ColumnProbe
 from fxrod.problem import Problem
@@ -35,13 +36,23 @@ COLUMNS: dict[str, str] = {f"elbow_{i}": "m" for i in (1, 2, 3)}
 OPTIONS = (
     Option("n_elements", 10, "-", "elements per leg", bounds="[1, inf)"),
     Option("h", 0.1, "s", "time step", bounds="(0, inf)"),
-    Option("t_end", 30.0, "s", "end time", bounds="(0, inf)"),
+    Option("t_end", 30.0, "s", "end time, at least the end of the pulse (2 s)",
+           bounds="[2, inf)"),
     *RUN_CONTROL,
 )
 
 
 def problem(n_elements: int = 10, h: float = 0.1, t_end: float = 30.0, comm=None) -> Problem:
-    """The frame with ``n_elements`` per leg, step ``h`` [s], up to ``t_end`` [s]."""
+    """The frame with ``n_elements`` per leg, step ``h`` [s], up to ``t_end`` [s].
+
+    Raises
+    ------
+    ParameterError
+        If ``t_end`` < :data:`T_PULSE` (the summary reads the motion after the pulse).
+    """
+    if not t_end >= T_PULSE:
+        raise ParameterError("t_end", t_end, f">= {T_PULSE:g} s (the end of the pulse: the "
+                             "summary reads the motion after it)")
     return right_angle_cantilever(n_elements, h=h, t_end=t_end, comm=comm)
 
 
