@@ -78,7 +78,7 @@ def breakdown(integ) -> dict[str, float]:
     out: dict[str, float] = {}
     chain = newton.chain.chain if newton.chain is not None else None
     fj, fr = newton.fast_jacobian, newton.fast_residual
-    ledger = [f for f in integ.model.ledger._fast.values() if f is not None]
+    ledger = [f._fast for f in integ.model.ledger._functionals.values() if f._fast is not None]
     for name, objs in (("chain_solver", [chain]),
                        ("fast_jacobian", [fj, fj and fj.kernels]),
                        ("fast_residual", [fr, fr and fr.vector, fr and fr.kernels]),

@@ -18,6 +18,11 @@ function of the same shape (UFL differentiates only with respect to functions) w
 sensitivities are summed. Memory: the states of every ``checkpoint_every``-th step are kept,
 the others recomputed segment by segment in the backward sweep.
 
+A rod with a natural curvature starts stressed, ``sigma_0 = Pi_DG1(K e_0)`` with ``K = 1/C``
+on the free strains: when the compliance C is a parameter, J depends on it through the
+initial state too, ``dJ/dC += mu^T d(K e_0, .)/dC`` with ``M_S mu = dJ/dsigma_0`` (``M_S`` the
+DG1 mass matrix); every forward run first sets K from C (a parameter may set C alone).
+
 Terms outside UFL (rod-rod contact, the model's ``nonlocal_terms``) add their Jacobian
 blocks to ``A_n`` as in the forward Newton solves. Their derivative in ``w_n`` is zero with
 the end-point evaluation (statics: the force of the state at ``t_{n+1}``); with the midpoint
@@ -49,6 +54,8 @@ from mpi4py import MPI
 
 from fxrod import mumps
 from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
+from fxrod.forms.base import Extension
+from fxrod.kinematics import strains
 from fxrod.loads import Load
 from fxrod.newton import global_bc_dofs, snes_reason_name
 
@@ -661,6 +668,12 @@ class Adjoint:
                     raise ParameterError("parameters", f"{other.name} and {p.name}",
                                          "parameters that set different inputs (these two "
                                          "set the same one)")
+        if m.structure.natural_curvature is not None and \
+                any(c is m.C for p in parameters for c in p.constants()) and \
+                any(type(e).compliance is not Extension.compliance for e in m.extensions):
+            raise ParameterError("parameters", "the compliance of a rod with a natural "
+                                 "curvature", "without an extension that sets the compliance "
+                                 "(GeneralizedMaxwell: its initial stresses are not K e_0)")
         self.integrator, self.model = integrator, m
         self.t_end = check_positive("t_end", t_end)
         self.objective, self.parameters = objective, list(parameters)
@@ -673,6 +686,7 @@ class Adjoint:
         self._bc_owned = np.unique(np.concatenate(
             [d[: n] for d, n in bc] or [np.zeros(0, np.int32)]))
         self._forms()
+        self._initial_stress_forms()
         objective.bind(self)
         self.record: _Record | None = None
         self.value: float | None = None
@@ -706,13 +720,75 @@ class Adjoint:
         self.direct = mumps.DirectSolver(m.comm, self.integrator.settings.icntl(m.comm.size))
         self._b, self._x = self.A.createVecRight(), self.A.createVecRight()
 
+    def _initial_stress_forms(self) -> None:
+        """For a rod with a natural curvature, which starts stressed: the forms of the
+        initial stress's sensitivity to the compliance C, when C is a parameter.
+
+        The initial stress is ``sigma_0 = Pi_DG1(K e_0)`` (``M_S sigma_0 = b(K)``, ``M_S``
+        the DG1 mass matrix, ``e_0 = eps(q_ref) - eps0``, ``K = 1/C`` on the free strains
+        and 0 on the constrained ones), so J depends on C through the initial state too:
+        ``dJ/dC += mu^T db/dC`` with ``M_S mu = dJ/dsigma_0``. ``self._init`` is None
+        otherwise."""
+        m = self.model
+        self._init = None
+        if m.structure.natural_curvature is None or m.C not in self._dc:
+            return
+        S, C = m.space.S, m.C
+        mu = fem.Function(S)
+        safe = [C[i] + ufl.conditional(ufl.eq(C[i], 0.0), 1.0, 0.0) for i in range(6)]
+        K = ufl.as_vector([ufl.conditional(ufl.ne(C[i], 0.0), 1.0 / safe[i], 0.0)
+                           for i in range(6)])
+        psi = ufl.inner(ufl.elem_mult(K, strains(m.q_ref, m.q_ref.dx(0)) - m.eps0), mu) \
+            * m.ctx.dx
+        cf = self._dc[C][0]
+        form = ufl.derivative(psi, C, ufl.TestFunction(C.function_space)) if cf is None \
+            else ufl.derivative(ufl.replace(psi, {C: cf}), cf, ufl.TestFunction(cf.function_space))
+        u, v = ufl.TrialFunction(S), ufl.TestFunction(S)
+        M = assemble_matrix(fem.form(ufl.inner(u, v) * m.ctx.dx))
+        M.assemble()
+        solver = mumps.DirectSolver(m.comm, self.integrator.settings.icntl(m.comm.size))
+        solver.factor(M)
+        self._init = (mu, fem.form(form), M, solver)
+
+    def _initial_stress_sensitivity(self, g_w0: np.ndarray) -> np.ndarray:
+        """``mu^T db/dC`` (the shape of :meth:`_constant_sensitivity` of C) for the
+        sensitivity ``g_w0`` of J to the initial state (owned dofs)."""
+        mu, form, M, solver = self._init
+        m = self.model
+        im = m.space.S.dofmap.index_map
+        n_own = im.size_local * m.space.S.dofmap.index_map_bs
+        b, x = M.createVecRight(), M.createVecRight()
+        b.array[:] = g_w0[m.space.s_map[:n_own]]
+        solver.solve(b, x)
+        mu.x.array[:n_own] = x.array
+        mu.x.scatter_forward()
+        b.destroy()
+        x.destroy()
+        return self._constant_sensitivity(m.C, form)
+
+    def _stiffness_from_compliance(self) -> None:
+        """Set ``K = 1/C`` on the free strains (0 on the constrained ones, where C is 0):
+        the initial stress of a rod with a natural curvature is computed with K, and a
+        parameter may have set C alone."""
+        m = self.model
+        C = np.asarray(m.C.value if isinstance(m.C, fem.Constant) else m.C.x.array)
+        K = np.divide(1.0, C, out=np.zeros_like(C), where=C != 0.0)
+        if isinstance(m.K, fem.Constant):
+            m.K.value[:] = K
+        else:
+            m.K.x.array[:] = K
+
     def _assemble_dual(self, form, n_owned: int) -> np.ndarray:
         b = fem.assemble_vector(form)
         b.scatter_reverse(la.InsertMode.add)
         return b.array[:n_owned].copy()
 
-    def _constant_sensitivity(self, c) -> np.ndarray:
-        cf, form, shape = self._dc[c]
+    def _constant_sensitivity(self, c, form=None) -> np.ndarray:
+        """The sensitivity ``d(lambda^T F)/dc`` (or of ``form``, a derivative with respect
+        to c or its DG0 replacement): the shape of c, or this rank's owned dofs of a
+        Function."""
+        cf, own, shape = self._dc[c]
+        form = own if form is None else form
         if cf is None:                                      # a Function: its owned dofs
             im = c.function_space.dofmap.index_map
             return self._assemble_dual(form, im.size_local * c.function_space.dofmap.bs)
@@ -748,6 +824,8 @@ class Adjoint:
 
     def _reset(self) -> None:
         m, it = self.model, self.integrator
+        if self._init is not None:
+            self._stiffness_from_compliance()
         m.set_initial_state()
         for p in self.parameters:
             p.start(m)
@@ -852,6 +930,8 @@ class Adjoint:
                 for c in self._dc:
                     sens.dc[c][n] = self._constant_sensitivity(c)
         sens.g_w0, sens.g_v0 = g_w, (g_v if not m.quasistatic else np.zeros_like(g_v))
+        if self._init is not None:                        # the initial stress's share
+            sens.dc[m.C][0] = sens.dc[m.C][0] + self._initial_stress_sensitivity(g_w)
         m.w0.x.array[:], m.v0.x.array[:] = w_end, v_end
         m.w.x.array[:] = w_end
         return np.concatenate([p.gradient(sens) for p in self.parameters])

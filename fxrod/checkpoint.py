@@ -44,18 +44,38 @@ def previous_path(path: str | os.PathLike) -> Path:
     return p.with_name(p.name.removesuffix(".npz") + PREVIOUS_SUFFIX)
 
 
+def _plain_item(value) -> bool:
+    """Whether an attribute enters :func:`describe`: a number, text, flag, callable, or a
+    short (<= 64 entries) array of numbers or texts."""
+    if callable(value) or isinstance(value, bool | int | float | str | np.number | np.bool_):
+        return True
+    if not isinstance(value, tuple | list | np.ndarray):
+        return False
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):                    # ragged or of objects
+        return False
+    return a.dtype.kind in "biufU" and a.size <= 64
+
+
 def describe(obj, length: float) -> str:
     """A stable text of a section, support, load or extension: its class, its numeric
-    fields, callables sampled at 5 points of [0, length] (sections) or named."""
+    fields (a dataclass's fields; otherwise its public attributes that are numbers, texts,
+    flags, short numeric arrays or callables, e.g. an extension's coefficients), callables
+    sampled at 5 points of [0, length] (sections) or named."""
     parts = [type(obj).__name__]
-    for f in dataclasses.fields(obj) if dataclasses.is_dataclass(obj) else ():
-        v = getattr(obj, f.name)
+    if dataclasses.is_dataclass(obj):
+        items = [(f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj)]
+    else:
+        items = [(k, v) for k, v in sorted(getattr(obj, "__dict__", {}).items())
+                 if not k.startswith("_") and k != "name" and _plain_item(v)]
+    for key, v in items:
         if callable(v):
             try:
                 v = np.round(np.asarray(v(np.linspace(0.0, length, 5)), dtype=float), 12)
             except Exception:  # noqa: BLE001  (not a function of s: name it only)
                 v = "callable"
-        parts.append(f"{f.name}={plain(v)!r}")
+        parts.append(f"{key}={plain(v)!r}")
     name = getattr(obj, "name", None)
     if isinstance(name, str):
         parts.append(f"name={name}")

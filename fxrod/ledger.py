@@ -25,6 +25,37 @@ from fxrod import jit
 from fxrod.fastassembly import FastScalar
 from fxrod.forms import elastic
 
+
+class Functional:
+    """A compiled scalar form evaluated on the whole rod: through
+    :class:`fxrod.fastassembly.FastScalar` in a serial run where it applies (the FFCx kernels
+    from a C loop, without DOLFINx's per-call packing), else DOLFINx's ``assemble_scalar``
+    summed over the ranks.
+
+    Parameters
+    ----------
+    form : dolfinx.fem.Form
+        The compiled functional.
+    comm : MPI communicator
+        The model's communicator.
+    """
+
+    def __init__(self, form, comm) -> None:
+        self.form, self.comm = form, comm
+        self._fast: FastScalar | None = None
+        if comm.size == 1:
+            try:
+                self._fast = FastScalar(form)
+            except Exception:  # noqa: BLE001  (no C helper or layout: DOLFINx's assembly)
+                self._fast = None
+
+    def value(self) -> float:
+        """The form's value at the current coefficients and constants (its units)."""
+        if self._fast is not None:
+            return self._fast.value()
+        return self.comm.allreduce(fem.assemble_scalar(self.form), op=MPI.SUM)
+
+
 #: The ledger's quantities with their units (CSV columns of the energy probe).
 LEDGER_COLUMNS: dict[str, str] = {
     "kinetic": "J",
@@ -85,26 +116,18 @@ class EnergyLedger:
         (self._kinetic, self._strain, self._work, self._port, self._diss) = jit.forms(
             [_sum_forms(kinetic), _sum_forms(stored), work, port, diss, *compile_with],
             meanwhile=meanwhile)[:5]
-        #: :class:`fxrod.fastassembly.FastScalar` of each entry (by ``id``), None where
-        #: it does not apply
-        self._fast: dict[int, FastScalar | None] = {}
+        #: :class:`Functional` of each entry (by ``id`` of its form), made on first use
+        self._functionals: dict[int, Functional] = {}
         self.reset()
 
     def _sum(self, form) -> float:
-        """The value of ``form`` [J] on the whole rod (serial runs: through
-        :class:`fxrod.fastassembly.FastScalar` when it applies)."""
+        """The value of ``form`` [J] on the whole rod (:class:`Functional`)."""
         if form is None:
             return 0.0
-        if self.model.comm.size == 1:
-            key = id(form)
-            if key not in self._fast:
-                try:
-                    self._fast[key] = FastScalar(form)
-                except Exception:  # noqa: BLE001  (no C helper or layout: DOLFINx's assembly)
-                    self._fast[key] = None
-            if self._fast[key] is not None:
-                return self._fast[key].value()
-        return self.model.comm.allreduce(fem.assemble_scalar(form), op=MPI.SUM)
+        key = id(form)
+        if key not in self._functionals:
+            self._functionals[key] = Functional(form, self.model.comm)
+        return self._functionals[key].value()
 
     def reset(self) -> None:
         """Start the bookkeeping afresh at the current state."""

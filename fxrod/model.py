@@ -33,7 +33,7 @@ from fxrod.forms import elastic
 from fxrod.forms.base import Context, Extension, Fields
 from fxrod.forms.bodies import RigidBody
 from fxrod.kinematics import strains
-from fxrod.ledger import EnergyLedger
+from fxrod.ledger import EnergyLedger, Functional
 from fxrod.loads import EndLoad, Gravity, Load
 from fxrod.reduction import Reduction
 from fxrod.rod import Rod
@@ -249,6 +249,8 @@ class RodModel:
         #: the linear solver's settings of the model's last run (set by the integrator):
         #: the analyses (modes, buckling, adjoint) factorise with the same options
         self.solver_settings = SolverSettings()
+        #: compiled read-out functionals by name (:meth:`functionals`)
+        self._readouts: dict[str, dict[str, Functional]] = {}
         self.set_initial_state()
 
     # ------------------------------------------------------------------ building
@@ -634,6 +636,19 @@ class RodModel:
         return self.w0.x.array[self.space.q_map].reshape(-1, 12)
 
     # ---------------------------------------------------------- diagnostics
+    def functionals(self, name: str,
+                    build: Callable[[], dict[str, ufl.Form]]) -> dict[str, Functional]:
+        """The read-out functionals ``name`` of this model (a probe's scalars): ``build()``
+        gives their UFL forms by column, compiled together (:func:`fxrod.jit.forms`) on the
+        first call and kept, so that every recorded run of the model reuses them; each is
+        evaluated by :class:`fxrod.ledger.Functional` (the C loop in serial runs)."""
+        if name not in self._readouts:
+            forms = build()
+            compiled = jit.forms(list(forms.values()))
+            self._readouts[name] = {k: Functional(f, self.comm)
+                                    for k, f in zip(forms, compiled, strict=True)}
+        return self._readouts[name]
+
     def strain_form(self):
         """Displacement-based strains minus the stress-free strains ``eps0`` at t_n."""
         q0 = ufl.split(self.w0)[0]

@@ -22,7 +22,6 @@ from typing import Protocol
 import numpy as np
 import ufl
 from dolfinx import fem, la
-from mpi4py import MPI
 
 from fxrod.kinematics import split_q
 from fxrod.ledger import LEDGER_COLUMNS
@@ -72,10 +71,9 @@ class MomentumProbe:
                **{f"J_{i}": "kg m^2/s" for i in (1, 2, 3)},
                **{f"com_{i}": "m" for i in (1, 2, 3)}}
 
-    def __init__(self) -> None:
-        self._forms = None
-
-    def _compile(self, m) -> dict:
+    @staticmethod
+    def _forms(m) -> dict:
+        """The nine functionals' UFL forms by column."""
         dx = m.ctx.dx
         phi, d = split_q(ufl.split(m.w0)[0])
         vphi, vd = split_q(m.v0)
@@ -89,14 +87,12 @@ class MomentumProbe:
             forms[f"p_{i + 1}"] = sum((b[0][i] * b[2] for b in bodies), p[i] * dx)
             forms[f"J_{i + 1}"] = sum((b[1][i] * b[2] for b in bodies), J[i] * dx)
             forms[f"com_{i + 1}"] = phi[i] / m.rod.length * dx
-        return {k: fem.form(f) for k, f in forms.items()}
+        return forms
 
     def __call__(self, sim, res) -> dict[str, float]:
         m = sim.model
-        if self._forms is None:
-            self._forms = self._compile(m)
-        return {k: m.comm.allreduce(fem.assemble_scalar(f), op=MPI.SUM)
-                for k, f in self._forms.items()}
+        return {k: f.value() for k, f in m.functionals("momentum",
+                                                        lambda: self._forms(m)).items()}
 
 
 class TipProbe:
@@ -125,16 +121,16 @@ class StrainProbe:
 
     columns = {"strain_energy_displacement": "J"}
 
-    def __init__(self) -> None:
-        self._form = None
+    @staticmethod
+    def _forms(m) -> dict:
+        eps = m.strain_form()
+        return {"strain_energy_displacement":
+                0.5 * ufl.dot(eps, ufl.elem_mult(m.K, eps)) * m.ctx.dx}
 
     def __call__(self, sim, res) -> dict[str, float]:
         m = sim.model
-        if self._form is None:
-            eps = m.strain_form()
-            self._form = fem.form(0.5 * ufl.dot(eps, ufl.elem_mult(m.K, eps)) * m.ctx.dx)
-        val = m.comm.allreduce(fem.assemble_scalar(self._form), op=MPI.SUM)
-        return {"strain_energy_displacement": val}
+        return {k: f.value() for k, f in m.functionals("strain_displacement",
+                                                        lambda: self._forms(m)).items()}
 
 
 class ReactionProbe:

@@ -527,3 +527,146 @@ def quadrature_points(length: float, n_elements: int) -> np.ndarray:
     le = length / n_elements
     x0 = np.arange(n_elements) * le
     return (x0[:, None] + le * pts[:, 0][None, :]).reshape(-1)
+
+
+class CurvatureWave(Extension):
+    """A prescribed intrinsic curvature, a travelling wave of bending (an undulating
+    swimmer's or a snake's muscles), as a power port of the midpoint step::
+
+        kappa_0(s, t) = A(t) sin(k s - omega t + phase),   k = 2 pi/wavelength,
+        omega = 2 pi frequency,
+
+    about the director ``d_axis`` (axis 1: a curvature ``K_1`` that bends the rod in the
+    ``d2``-``d3`` plane; axis 2: in the ``d1``-``d3`` plane). The wave travels towards
+    increasing s for a positive frequency, at the speed ``omega/k`` [m/s].
+
+    It enters the momentum balance as the active bending moment of the section's bending
+    stiffness ``k_b`` (``EI_1`` or ``EI_2`` of the rod's Section)::
+
+        sigma_act = -k_b kappa_0 e_(3 + axis)     (a 6-vector, the moment component),
+
+    added to ``sigma_e`` like the actuators of :class:`Actuation` (68). With the linear
+    elastic stress ``M = k_b (K - K_ref)`` the total bending moment ``k_b (K - K_ref -
+    kappa_0)`` is that of a rod whose rest curvature is ``K_ref + kappa_0(s, t)``: the
+    rod's statics are those of the intrinsic curvature. The stored energy ``H`` stays the
+    rod's (about its reference shape), and the actuator's work is the port work of one step
+
+        W_act^n = -h (d eps[q_e; v_m], sigma_act)_Omega = int k_b kappa_0 (K_{n+1} - K_n) ds
+
+    (the second form in dynamics, where the strain rate at the midpoint is exactly
+    ``(eps_{n+1} - eps_n)/h``), booked in the ledger (``port_work``) with the same
+    integrand and quadrature as the residual, so that
+    ``H_{n+1} - H_n = W_ext^n + W_act^n - D^n`` exactly (to the Newton tolerance).
+    ``kappa_0`` is evaluated at the evaluation time (the midpoint time in
+    dynamics, the load factor in statics).
+
+    The amplitude ``A(t) = A S(t/ramp)`` grows from zero with the smooth step
+    ``S(x) = 3x^2 - 2x^3`` (0 for x <= 0, 1 for x >= 1) over ``ramp`` seconds (default 0: the
+    full amplitude at once); a smooth start leaves the stiff bending modes at rest, which
+    the midpoint rule does not damp.
+
+    Parameters
+    ----------
+    amplitude : float
+        Curvature amplitude A [1/m], finite.
+    wavelength : float
+        Wavelength ``2 pi/k`` [m] along the arc length, finite and > 0.
+    frequency : float
+        Frequency ``omega/(2 pi)`` [Hz], finite (0: a standing shape; negative: the wave
+        travels towards decreasing s). Default 0.
+    axis : {1, 2}
+        The director about which the rod curves. Default 1.
+    phase : float
+        Phase [rad] at s = 0, t = 0. Default 0.
+    ramp : float
+        Rise time [s] of the amplitude (of the load factor in statics), finite and >= 0.
+    name : str
+        Name of the extension in the model.
+
+    Raises
+    ------
+    ParameterError
+        A non-finite amplitude, phase or frequency, a wavelength that is not finite and
+        > 0, a negative or non-finite ramp, an axis other than 1 or 2 (here); a rod with a
+        VaryingSection (when the model is built, before any form is compiled).
+    """
+
+    def __init__(self, amplitude: float, wavelength: float, frequency: float = 0.0,
+                 axis: int = 1, phase: float = 0.0, ramp: float = 0.0,
+                 name: str = "curvature wave") -> None:
+        self.amplitude = check_finite("amplitude", amplitude)
+        self.wavelength = check_finite("wavelength", wavelength)
+        if self.wavelength <= 0.0:
+            raise ParameterError("wavelength", wavelength, "a finite length > 0 m")
+        self.frequency = check_finite("frequency", frequency)
+        if isinstance(axis, bool | np.bool_) or axis not in (1, 2):
+            raise ParameterError("axis", axis, "1 or 2 (the director d1 or d2)")
+        self.axis = int(axis)
+        self.phase = check_finite("phase", phase)
+        self.ramp = check_finite("ramp", ramp)
+        if self.ramp < 0.0:
+            raise ParameterError("ramp", ramp, "a finite time >= 0 s")
+        self.name = name
+        self._k_b: float | None = None
+
+    @property
+    def wavenumber(self) -> float:
+        """``k = 2 pi/wavelength`` [1/m]."""
+        return 2.0 * math.pi / self.wavelength
+
+    @property
+    def omega(self) -> float:
+        """Angular frequency ``2 pi frequency`` [rad/s]."""
+        return 2.0 * math.pi * self.frequency
+
+    @property
+    def wave_speed(self) -> float:
+        """Speed ``omega/k`` [m/s] of the wave along s (positive: towards increasing s)."""
+        return self.omega / self.wavenumber
+
+    def envelope(self, t: float) -> float:
+        """Amplitude ``A(t) = A S(t/ramp)`` [1/m] at the time t [s]."""
+        if self.ramp == 0.0:
+            return self.amplitude
+        x = min(max(t / self.ramp, 0.0), 1.0)
+        return self.amplitude * x * x * (3.0 - 2.0 * x)
+
+    def curvature(self, s, t: float):
+        """``kappa_0(s, t)`` [1/m] at the arc lengths s [m] (numpy) and the time t [s]."""
+        return self.envelope(t) * np.sin(self.wavenumber * np.asarray(s, dtype=float)
+                                         - self.omega * t + self.phase)
+
+    def bind(self, rod: Rod) -> None:
+        """The bending stiffness ``k_b`` [N m^2] about the wave's axis (a uniform Section)."""
+        if not rod.uniform:
+            raise ParameterError("section", "VaryingSection",
+                                 "a uniform Section for a CurvatureWave")
+        self._k_b = float(rod.section.k_b1 if self.axis == 1 else rod.section.k_b2)
+
+    def setup(self, ctx, fields) -> None:
+        """Constants ``k_b A(t)`` [N m] and the phase ``phase - omega t`` [rad]; the UFL
+        moment ``sigma_act``."""
+        self._amp = fem.Constant(ctx.mesh, np.float64(0.0))
+        self._arg = fem.Constant(ctx.mesh, np.float64(self.phase))
+        k = fem.Constant(ctx.mesh, np.float64(self.wavenumber))
+        s = ufl.SpatialCoordinate(ctx.mesh)[0]
+        self._moment = -self._amp * ufl.sin(k * s + self._arg)
+        comps = [0.0] * 6
+        comps[2 + self.axis] = self._moment
+        self._sigma = ufl.as_vector(comps)
+
+    def update(self, t_eval: float, t_mid: float) -> None:
+        """``kappa_0`` at the evaluation time ``t_eval`` [s]."""
+        self._amp.value = self._k_b * self.envelope(t_eval)
+        self._arg.value = self.phase - self.omega * t_eval
+
+    def momentum_stress(self, ctx):
+        """``sigma_act = -k_b kappa_0 e_(3 + axis)`` at the evaluation time."""
+        return self._sigma
+
+    def port_work(self, ctx):
+        """The actuator's work of one step ``W_act^n = -h (d eps[q_e; v_m], sigma_act)``
+        [J]."""
+        q = ctx.q_e
+        rate = strain_rate(q, q.dx(0), ctx.vm, ctx.vm.dx(0))
+        return -ctx.h * rate[2 + self.axis] * self._moment * ctx.dx

@@ -42,15 +42,31 @@ of ``(y_1 - y_0)/h``)::
 
 with ``M^2 = mu_l^2 P + (mu_a^2 - mu_l^2) a a^T`` (``a`` the rod's tangent ``d3`` projected
 onto the contact plane, ``P`` the tangent projector): isotropic for ``mu_a = mu_l``, the
-elliptic (maximum-dissipation) anisotropic Coulomb law otherwise. Why regularised: it keeps
-the step a smooth system for the one Newton/MUMPS solver (no active-set or semi-smooth
-machinery), works unchanged in quasi-statics (the law is homogeneous of degree 0 in the
-velocity, so load-factor "velocities" are fine) and its dissipation ``D = -h f_t . v_t >= 0``
-is an explicit form the ledger books, so the balance closes exactly. The price: a sticking
-point creeps at ``|v_t| = eps s / sqrt(1 - s^2)``, ``s = |f_t| / (mu p) < 1``, and a sliding
-one feels ``mu p (1 - eps^2 / (2 |v_t|^2))``. Choose ``eps`` (``v_reg``) well below the
-sliding speeds of interest and above the velocity noise of the solver tolerance; the
-default 1e-4 m/s is 1e-3 of a 0.1 m/s slide.
+elliptic (maximum-dissipation) anisotropic Coulomb law otherwise.
+
+Forward and backward friction (a snake's scales): with ``friction_backward`` the axial
+coefficient depends on the sense of sliding along ``a``, ``mu_f`` (``friction``) forward
+(``a . v_t > 0``, along ``+d3``) and ``mu_b`` backward, blended smoothly over the same
+regularisation speed::
+
+    mu_a(v_a) = (mu_f + mu_b)/2 + (mu_f - mu_b)/2 v_a/sqrt(v_a^2 + eps^2),   v_a = a . v_t,
+
+between ``min(mu_f, mu_b)`` and ``max(mu_f, mu_b)``. ``M^2`` stays positive semidefinite
+for every velocity, so the law dissipates like the symmetric one,
+``-f_t . v_t = p q/sqrt(q + mu_max^2 eps^2) >= 0`` with ``q = v_t . M^2 v_t``, and this
+dissipation is what the ledger books; sliding fast forward (backward) the axial friction
+is ``mu_f p`` (``mu_b p``), so a rod pushed back and forth by a symmetric axial force
+between ``mu_f`` and ``mu_b`` times its weight creeps forward (towards ``+d3``) when
+``mu_f < mu_b``.
+
+Why regularised: it keeps the step a smooth system for the one Newton/MUMPS solver (no
+active-set or semi-smooth machinery), works unchanged in quasi-statics (the law is
+homogeneous of degree 0 in the velocity, so load-factor "velocities" are fine) and its
+dissipation ``D = -h f_t . v_t >= 0`` is an explicit form the ledger books, so the balance
+closes exactly. The price: a sticking point creeps at ``|v_t| = eps s / sqrt(1 - s^2)``,
+``s = |f_t| / (mu p) < 1``, and a sliding one feels ``mu p (1 - eps^2 / (2 |v_t|^2))``. Choose
+``eps`` (``v_reg``) well below the sliding speeds of interest and above the velocity noise
+of the solver tolerance; the default 1e-4 m/s is 1e-3 of a 0.1 m/s slide.
 
 Optional normal damping ``f_d = -c <g < 0> (v . n) n`` (``c`` [N s/m^2], ``g`` the mean
 gap of the step) dissipates ``D_d = h c (v . n)^2`` while in contact: a coefficient of
@@ -100,6 +116,9 @@ class Contact(Extension):
         >= 0. Default 0: frictionless.
     friction_lateral : float, optional
         Coefficient across the rod ``mu_l`` [-], >= 0 (anisotropic friction); None: ``mu``.
+    friction_backward : float, optional
+        Coefficient for sliding backwards along the rod (along ``-d3``) ``mu_b`` [-], >= 0;
+        ``friction`` is then the forward one (along ``+d3``). None: ``mu`` both ways.
     v_reg : float
         Regularisation velocity ``eps`` [m/s] of the friction law (load-factor units in a
         quasi-static model), > 0. Default 1e-4.
@@ -118,7 +137,8 @@ class Contact(Extension):
     def __init__(self, obstacle: Obstacle, stiffness: float, friction: float = 0.0,
                  friction_lateral: float | None = None, v_reg: float = 1e-4,
                  damping: float = 0.0, radius: float | Callable | None = None,
-                 name: str = "contact", quadrature: str = "gauss") -> None:
+                 name: str = "contact", quadrature: str = "gauss",
+                 friction_backward: float | None = None) -> None:
         if not isinstance(obstacle, Obstacle):
             raise ParameterError("obstacle", obstacle, "a fxrod.obstacles.Obstacle")
         self.obstacle = obstacle
@@ -126,6 +146,8 @@ class Contact(Extension):
         self.mu_a = check_nonnegative("friction", friction)
         self.mu_l = self.mu_a if friction_lateral is None else \
             check_nonnegative("friction_lateral", friction_lateral)
+        self.mu_b = self.mu_a if friction_backward is None else \
+            check_nonnegative("friction_backward", friction_backward)
         self.v_reg = check_positive("v_reg", v_reg)
         self.damping = check_nonnegative("damping", damping)
         if radius is not None and not callable(radius):
@@ -241,16 +263,19 @@ class Contact(Extension):
         """Regularised (an)isotropic Coulomb line load [N/m] for the relative velocity v
         and the contact normal n, or None without friction (then ``_slip_power`` is None)."""
         self._slip_power = None
-        if self.mu_a == 0.0 and self.mu_l == 0.0:
+        if self.mu_a == 0.0 and self.mu_l == 0.0 and self.mu_b == 0.0:
             return None
         vt = v - ufl.dot(v, n) * n
         a = ctx.d_e[2] - ufl.dot(ctx.d_e[2], n) * n
         a = a / safe_norm(a)
         va = ufl.dot(a, vt)
-        mua2, mul2 = self.mu_a ** 2, self.mu_l ** 2
+        mua2, mul2 = max(self.mu_a, self.mu_b) ** 2, self.mu_l ** 2
+        eps2 = max(mua2, mul2) * self.v_reg ** 2
+        if self.mu_b != self.mu_a:        # forward mu_f = mu_a, backward mu_b
+            mean, half = 0.5 * (self.mu_a + self.mu_b), 0.5 * (self.mu_a - self.mu_b)
+            mua2 = (mean + half * va / ufl.sqrt(va * va + self.v_reg ** 2)) ** 2
         M2v = mul2 * vt + (mua2 - mul2) * va * a
         q2 = ufl.dot(vt, M2v)
-        eps2 = max(mua2, mul2) * self.v_reg ** 2
         self._slip_power = pressure * q2 / ufl.sqrt(q2 + eps2)     # -f_t . v_t >= 0 [W/m]
         return -pressure * M2v / ufl.sqrt(q2 + eps2)
 
