@@ -281,12 +281,13 @@ class TangentSolver:
             self.Ar.zeroRowsColumns(self.bc_rows, diag=1.0)
             self.Ar.diagonalScale(L=self.D_r)
             A = self.Ar
+        # at every point: a term whose asymmetry grows with the load (zero at the start)
+        # would otherwise be factorised as symmetric from one triangle, in silence
+        if not A.isSymmetric(1e-9 * A.norm(PETSc.NormType.INFINITY)):
+            raise ParameterError("model", "a non-symmetric tangent",
+                                 "conservative (dead loads, elastic extensions) for the "
+                                 "arc-length continuation")
         if not self._checked:
-            tol = 1e-9 * A.norm(PETSc.NormType.INFINITY)
-            if not A.isSymmetric(tol):
-                raise ParameterError("model", "a non-symmetric tangent",
-                                     "conservative (dead loads, elastic extensions) for the "
-                                     "arc-length continuation")
             A.setOption(PETSc.Mat.Option.SYMMETRIC, True)
             A.setOption(PETSc.Mat.Option.SPD, False)
             self._checked = True
@@ -384,7 +385,9 @@ class Continuation:
         Quasi-static, end-point evaluation, fixed supports, no extension with own fields,
         contact (:class:`fxrod.forms.contact.Contact`, :class:`fxrod.forms.rodcontact.
         RodContact`) frictionless and undamped; its loads (and obstacle motions) are
-        functions of the load factor. The path starts at its state ``w0`` (an equilibrium
+        functions of the load factor, dead forces only (a spatial moment does virtual work
+        on the rotation ``1/2 sum_k d_k x delta d_k``: its load stiffness is skew, the
+        tangent not symmetric). The path starts at its state ``w0`` (an equilibrium
         at ``lam0``).
     settings : ArcLengthSettings, optional
         Arc-length options.
@@ -426,9 +429,16 @@ class Continuation:
                                  "none with own (history) fields")
         if any(getattr(ld, "follower", False) for ld in model.loads):
             raise ParameterError("loads", "a follower load", "dead loads (symmetric tangent)")
+        if any(getattr(ld, "moment", None) is not None for ld in model.loads):
+            raise ParameterError("loads", "a moment", "forces only in the arc-length "
+                                 "continuation (a spatial moment's load stiffness is skew)")
         for ext in model.extensions:
+            if getattr(ext, "formulation", None) == "spatial":
+                raise ParameterError(f"{ext.name}.formulation", "spatial",
+                                     "'material' in the arc-length continuation (the "
+                                     "spatial actuator stress has a non-symmetric tangent)")
             if isinstance(ext, Contact):
-                for name, value in (("friction", max(ext.mu_a, ext.mu_l)),
+                for name, value in (("friction", max(ext.mu_a, ext.mu_l, ext.mu_b)),
                                     ("damping", ext.damping)):
                     if value > 0.0:
                         raise ParameterError(f"{ext.name}.{name}", value,

@@ -283,7 +283,7 @@ def input_matrix(model, inputs, state: np.ndarray) -> np.ndarray:
 def _check_inputs(model, inputs) -> list[Input]:
     for ext in model.extensions:
         if isinstance(ext, Contact):
-            for name, value in (("friction", max(ext.mu_a, ext.mu_l)),
+            for name, value in (("friction", max(ext.mu_a, ext.mu_l, ext.mu_b)),
                                 ("damping", ext.damping)):
                 if value != 0.0:
                     raise ParameterError(f"{ext.name}.{name}", value,

@@ -35,6 +35,7 @@ from petsc4py import PETSc
 
 from fxrod.adjoint import Adjoint, FinalPose, InputHistory, taylor_remainders
 from fxrod.bcs import Clamp
+from fxrod.continuation import Continuation
 from fxrod.errors import ParameterError
 from fxrod.forms.contact import Contact
 from fxrod.forms.rodcontact import RodContact
@@ -193,13 +194,15 @@ SEC_C = dataclasses.replace(SEC_C, M11=1e-6 * SEC_C.M11, M22=1e-6 * SEC_C.M22)
 K_GROUND, DELTA = 1e5, 1e-4              # penalty [N/m^2], penetration [m]
 
 
-def resting_rod(quasistatic: bool, friction: float = 0.0) -> RodModel:
+def resting_rod(quasistatic: bool, friction: float = 0.0,
+                friction_backward: float | None = None) -> RodModel:
     """A free straight rod (1 m, 8 elements) in the ground z <= 0 by DELTA along its whole
     length, held there by gravity g = k DELTA / rhoA: the line load rhoA g equals the penalty
     k DELTA, the rod is unstressed (an exact equilibrium)."""
     rod = Rod(SEC_C, start=(0, 0, R_C), end=(1, 0, R_C), d1=(0, 1, 0), n_elements=8)
     model = RodModel(rod, [Gravity((0, 0, -K_GROUND * DELTA / SEC_C.rhoA))], [],
-                     [Contact(HalfSpace(), stiffness=K_GROUND, friction=friction)],
+                     [Contact(HalfSpace(), stiffness=K_GROUND, friction=friction,
+                              friction_backward=friction_backward)],
                      quasistatic=quasistatic)
     model.w0.x.array[model.space.q_map[2::12]] -= DELTA
     model.w.x.array[:] = model.w0.x.array
@@ -232,8 +235,18 @@ def test_obstacle_ph_export_full_stiffness(quasistatic):
     gap = np.max(np.abs(K @ r - K_GROUND / SEC_C.rhoA * (M @ r)))
     assert gap <= roundoff(np.max(abs(K) @ r))
     assert np.max(np.abs(K @ r)) > 1e6 * gap
-    with pytest.raises(ParameterError, match="0 in the PH export"):
-        linear_ph(resting_rod(quasistatic, friction=0.5), [Input("f", "force")])
+    for mu, mu_back in ((0.5, None), (0.0, 0.5)):       # backward friction alone too
+        with pytest.raises(ParameterError, match="0 in the PH export"):
+            linear_ph(resting_rod(quasistatic, mu, mu_back), [Input("f", "force")])
+
+
+def test_continuation_refuses_friction_either_way():
+    """Friction (forward, or backward only) is refused by the arc-length continuation in one
+    line: a path-dependent, non-symmetric contact law."""
+    for mu, mu_back in ((0.5, None), (0.0, 0.5)):
+        model = resting_rod(True, mu, mu_back)
+        with pytest.raises(ParameterError, match="0 in the arc-length continuation"):
+            Continuation(model)
 
 
 # ---------------------------------------------------------------------- rod-rod contact
