@@ -14,8 +14,10 @@ between the first and the last size.
 The breakdown (kB per element, the same difference over the sizes) sums the numpy arrays
 that the solver's objects hold, by owner: the chain solver's factors and work arrays
 (``ChainSolver``), the fast Jacobian (pattern, CSR values, element offsets and matrices
-where they exist, its packed coefficients), the fast residual, the energy ledger's
-functionals, the Newton solver's own vectors; "other" is the rest of the growth (DOLFINx's
+where they exist, the positions of its coefficients), the fast residual (its vector and the
+positions of its coefficients), the energy ledger's functionals, the Newton solver's own
+vectors; an array that several hold (the vectors a solve is passed) counts for the first of
+them in that order, the chain solver last; "other" is the rest of the growth (DOLFINx's
 mesh, dofmaps, functions and forms, the allocator's free blocks).
 """
 
@@ -79,13 +81,14 @@ def breakdown(integ) -> dict[str, float]:
     chain = newton.chain.chain if newton.chain is not None else None
     fj, fr = newton.fast_jacobian, newton.fast_residual
     ledger = [f._fast for f in integ.model.ledger._functionals.values() if f._fast is not None]
-    for name, objs in (("chain_solver", [chain]),
-                       ("fast_jacobian", [fj, fj and fj.kernels]),
+    for name, objs in (("fast_jacobian", [fj, fj and fj.kernels]),
                        ("fast_residual", [fr, fr and fr.vector, fr and fr.kernels]),
                        ("energy_ledger", [o for f in ledger for o in (f, f.kernels)]),
-                       ("newton_vectors", [newton])):
+                       ("newton_vectors", [newton]),
+                       ("chain_solver", [chain])):
         out[name] = float(sum(_arrays(o, seen) for o in objs if o is not None))
-    return out
+    return {k: out[k] for k in ("chain_solver", "fast_jacobian", "fast_residual",
+                                "energy_ledger", "newton_vectors")}
 
 
 def child(n_e: int, steps: int) -> dict:

@@ -47,8 +47,13 @@ factorisation is checked by the backward error of a solve of the vertex system w
 fixed random right-hand side (18 x 18 blocks; the interiors are pivoted LUs with a
 growth bound), beyond :data:`MAX_BACKWARD_ERROR` a ``RuntimeError`` (MUMPS from then on).
 
-Storage read by a solve, per element: LU of A_II (30 x 30), X_e (30 x 24), the nonzero
-rows of A_BI (24 x 30), and per vertex three 18 x 18 blocks: ~ 25 KB (ints aside).
+Storage, per element: the LU of A_II (30 x 30), X_e (30 x 24: its active columns only) and
+the nonzero rows of A_BI (24 x 30), 18.7 kB; per vertex the factored diagonal block
+(18 x 18) and the coupling blocks without the rows and columns of the vertex multipliers,
+whose entries are zero (L 12 x 12, G 18 x 12; the widths are measured by the
+condensation, :meth:`ChainSolver._widen`), and for the check the diagonal and
+super-diagonal blocks before the factorisation (18 x 18, 18 x 12), 9.8 kB: ~ 29 kB per
+element (ints aside; flying spaghetti, tests/test_memory.py).
 Flops per element (measured nonzero counts): condensation ~ 6e4 (LU ~ 1e4, X_e ~ 3e4,
 Schur ~ 3e4), vertex sweep ~ 2e4 (nonzero columns of the coupling blocks only), a solve
 ~ 6e3. No ordering, no symbolic phase.
@@ -190,8 +195,8 @@ class ChainSolver:
         self.n_local = n_local
         self.pad = np.ascontiguousarray(perm < 0, dtype=np.int8)
         self.perm = np.ascontiguousarray(np.maximum(perm, 0), dtype=np.int32)
-        self.vertex_dofs = np.ascontiguousarray(vertex_dofs, dtype=np.int64)
-        self.interior_dofs = np.ascontiguousarray(interior_dofs, dtype=np.int64)
+        self.vertex_dofs = np.ascontiguousarray(vertex_dofs, dtype=np.int32)
+        self.interior_dofs = np.ascontiguousarray(interior_dofs, dtype=np.int32)
         self.cells = np.ascontiguousarray(cells, dtype=np.int32)
         self.lpos = np.ascontiguousarray(lpos, dtype=np.int32)
         n_cells = self.perm.shape[0]
@@ -208,41 +213,66 @@ class ChainSolver:
                                "interior unknowns per element")
         self.LUI = np.zeros((n_cells, ni, ni))
         self.pivI = np.zeros((n_cells, ni), dtype=np.int32)
-        self.X = np.zeros((n_cells, ni, 2 * nv))
-        self.yI = np.zeros((n_cells, ni))
-        self.ABI = np.zeros((n_cells, 2 * nv, ni))
         self.act = np.zeros((n_cells, 2 * nv), dtype=np.int8)
         self.work = np.zeros(self.perm.shape[1] ** 2)
         self.D = np.zeros((m, nv, nv))
-        self.L = np.zeros((max(m - 1, 1), nv, nv))
-        self.U = np.zeros((max(m - 1, 1), nv, nv))
         self.piv = np.zeros((m, nv), dtype=np.int32)
         self.rB = np.zeros((m, nv))
         self.rB0 = np.zeros((m, nv))
         self._probe = np.random.default_rng(22).standard_normal((m, nv))
-        self._probe_x = np.zeros((m, nv))
-        # the vertex system before its factorisation, for the check (:meth:`vertex_error`)
+        # the diagonal blocks before their factorisation, for the check (:meth:`vertex_error`)
         self.S_D = np.zeros_like(self.D)
-        self.S_U = np.zeros_like(self.U)
         self._bc_at = np.nonzero(self.bc_vertex)   # (vertex, slot) of the unit diagonals
+        #: widths of the compact arrays (:meth:`_compact`): columns of X, rows of A_BI,
+        #: rows and columns of L, columns of U; then the widths the last condensation needed
+        self.lay = np.zeros(10, dtype=np.int32)
+        self._err = np.zeros(2)
+        self._compact()
+        self.factored = False
+
+    def _compact(self) -> None:
+        """(Re)allocate the arrays whose widths the condensation measures (``lay[:5]``,
+        see ``fxrod_chain_condense``): X_e as its active columns (24 of 36 for the rod),
+        the nonzero rows of A_BI (24 of 36), the coupling blocks without their trailing zero
+        rows and columns (the vertex multipliers: L 12 x 12, U 18 x 12 of 18 x 18), and the
+        pointers the C helper is called with."""
+        n_cells, ni, nv, m = self.perm.shape[0], self.ni, self.nv, self.m
+        cx, cb, lr, lc, uw = (int(v) for v in self.lay[:5])
+        self.X = self.ABI = self.L = self.U = self.S_U = None   # free before allocating
+        self.X = np.zeros((n_cells, ni, cx))
+        self.ABI = np.zeros((n_cells, cb, ni))
+        self.L = np.zeros((max(m - 1, 1), lr, lc))
+        self.U = np.zeros((max(m - 1, 1), nv, uw))
+        # the coupling blocks before the factorisation, for the check (:meth:`vertex_error`)
+        self.S_U = np.zeros_like(self.U)
         p = self._p
         self._ptrs = (p(self.D, "double*"), p(self.L, "double*"), p(self.U, "double*"),
                       p(self.piv, "int*"), p(self.rB, "double*"))
         D, L, U, piv, _ = self._ptrs
+        self._lay_ptr = p(self.lay, "int32_t*")
         self._solve_args = (
             n_cells, m, ni, nv, p(self.lpos, "int32_t*"), p(self.LUI, "double*"),
             p(self.pivI, "int*"), p(self.X, "double*"), p(self.ABI, "double*"),
-            p(self.act, "int8_t*"), D, piv, L, U, p(self.interior_dofs, "int64_t*"),
-            p(self.vertex_dofs, "int64_t*"))
-        self._yI_ptr = p(self.yI, "double*")
+            p(self.act, "int8_t*"), D, piv, L, U, self._lay_ptr,
+            p(self.interior_dofs, "int32_t*"), p(self.vertex_dofs, "int32_t*"))
+        self._btri = (m, nv, lr, lc, uw)
         self._rB0_ptr = p(self.rB0, "double*")
-        self._probe_x_ptr = p(self._probe_x, "double*")
-        self._err = np.zeros(2)
-        self._residual_args = (m, nv, p(self.S_D, "double*"), L, p(self.S_U, "double*"))
+        self._residual_args = (*self._btri, p(self.S_D, "double*"), L,
+                               p(self.S_U, "double*"))
         self._err_ptr = p(self._err, "double*")
         #: the pointers of the arrays last passed to :meth:`solve` (by identity)
         self._io: tuple = (None, None, None, None)
-        self.factored = False
+
+    def _widen(self) -> None:
+        """After a condensation that needed wider compact arrays than :attr:`lay` holds (it
+        stored nothing beyond the first such cell and measured the rest): reallocate them
+        at the widths needed."""
+        self.lay[:5] = np.maximum(self.lay[:5], self.lay[5:])
+        fj = self.attached
+        self.detach()
+        self._compact()
+        if fj is not None:
+            self.attach(fj)
 
     def _retain(self, E: np.ndarray) -> bool:
         """After a singular interior block whose permuted element matrix is ``E``: move
@@ -369,7 +399,9 @@ class ChainSolver:
         self._ent_e = np.ascontiguousarray(ents[order], dtype=np.int32)
         ptr = k.ffi.cast
         self._kern = np.array([it["kernel"] for it in k.integrals], dtype=np.uintp)
-        self._coef = np.array([it["coeffs"].ctypes.data for it in k.integrals], dtype=np.uintp)
+        self._rels = np.array([it["rel"].ctypes.data for it in k.integrals], dtype=np.uintp)
+        self._srcs = np.ascontiguousarray(np.concatenate([it["srcs"] for it in k.integrals]),
+                                          dtype=np.uintp)
         self._cstride = np.array([it["stride"] for it in k.integrals], dtype=np.int32)
         self._locals = np.array([0 if it["local"] is None else it["local"].ctypes.data
                                  for it in k.integrals], dtype=np.uintp)
@@ -387,12 +419,13 @@ class ChainSolver:
             p(self._bc_perm, "int8_t*"), p(self.bc_interior, "int8_t*"),
             p(self._ent_ptr, "int32_t*"), p(self._ent_i, "int32_t*"),
             p(self._ent_e, "int32_t*"), p(self._kern, "uintptr_t*"),
-            p(self._coef, "uintptr_t*"), p(self._cstride, "int32_t*"),
-            p(self._locals, "uintptr_t*"), ptr("double*", k.consts.ctypes.data),
+            p(self._rels, "uintptr_t*"), p(self._cstride, "int32_t*"),
+            len(k.coefficients), p(k.segments, "int32_t*"), p(self._srcs, "uintptr_t*"),
+            k.cbuf_ptr, p(self._locals, "uintptr_t*"), ptr("double*", k.consts.ctypes.data),
             p(fj.x, "double*"), p(fj.gdofs, "int32_t*"), fj.gdofs.shape[1],
             p(self.cells, "int32_t*"), MAX_GROWTH, p(self.LUI, "double*"),
             p(self.pivI, "int*"), p(self.X, "double*"), p(self.ABI, "double*"),
-            p(self.act, "int8_t*"), *self._ptrs[:3], p(self._cellbuf[0], "double*"),
+            p(self.act, "int8_t*"), *self._ptrs[:3], self._lay_ptr, p(self._cellbuf[0], "double*"),
             p(self._cellbuf[1], "double*"),
             p(self._coords, "double*"))
         self.attached = fj
@@ -405,12 +438,18 @@ class ChainSolver:
             self.attached = None
 
     def factor_jacobian(self, fast_jacobian) -> None:
-        """Compute the attached Jacobian's element matrices from its kernels (coefficients
-        and constants packed by the caller) and factor them, cell by cell; a failure is
-        kept for :meth:`factor` to raise (this runs inside the Jacobian assembly)."""
+        """Compute the attached Jacobian's element matrices from its kernels (each cell's
+        coefficients gathered from their arrays, the constants packed by the caller) and
+        factor them, cell by cell; a failure is kept for :meth:`factor` to raise (this runs
+        inside the Jacobian assembly). A condensation that needs wider compact arrays
+        (:meth:`_widen`) is repeated in them."""
         self.factored = False
         self.D[:] = 0.0
         rc = self.lib.lib.fxrod_chain_condense_kernels(*self._fused_args)
+        if rc > 0:
+            self._widen()
+            self.factor_jacobian(fast_jacobian)
+            return
         ne = self.perm.shape[1]
         if rc < 0 and self._retain(self._cellbuf[1][:ne * ne].reshape(ne, ne)):
             self.factor_jacobian(fast_jacobian)   # the saddle-point variant
@@ -431,10 +470,10 @@ class ChainSolver:
         pivoting and a growth bound, so the vertex sweep without pivoting across blocks is
         what this checks)."""
         np.copyto(self.rB0, self._probe)
-        np.copyto(self._probe_x, self._probe)
-        D, L, U, piv, _ = self._ptrs
-        self.lib.lib.fxrod_btri_solve(self.m, self.nv, D, piv, L, U, self._probe_x_ptr)
-        return self._btri_error(self._probe_x, self._probe_x_ptr)
+        np.copyto(self.rB, self._probe)   # the solve's work array
+        D, L, U, piv, rB = self._ptrs
+        self.lib.lib.fxrod_btri_solve(*self._btri, D, piv, L, U, rB)
+        return self._btri_error(self.rB, rB)
 
     def factor(self, elem: np.ndarray) -> None:
         """Factor the matrix assembled from the element matrices ``elem`` (n_cells, nd,
@@ -462,8 +501,12 @@ class ChainSolver:
             p(self.cells, "int32_t*"), p(self.lpos, "int32_t*"), p(self.perm, "int32_t*"),
             p(self.pad, "int8_t*"), p(elem, "double*"), p(self.bc_interior, "int8_t*"),
             MAX_GROWTH, p(self.LUI, "double*"), p(self.pivI, "int*"), p(self.X, "double*"),
-            p(self.ABI, "double*"), p(self.act, "int8_t*"), *self._ptrs[:3],
+            p(self.ABI, "double*"), p(self.act, "int8_t*"), *self._ptrs[:3], self._lay_ptr,
             p(self.work, "double*"))
+        if rc > 0:
+            self._widen()
+            self.factor(elem)
+            return
         if rc < 0 and self._retain(self.work.reshape(ne, ne)):
             self.factor(elem)   # the saddle-point variant
             return
@@ -479,7 +522,8 @@ class ChainSolver:
         self.D[k, i, i] = 1.0
         np.copyto(self.S_D, self.D)
         np.copyto(self.S_U, self.U)
-        rc = self.lib.lib.fxrod_btri_factor(self.m, self.nv, *self._ptrs[:4])
+        D, L, U, piv, _ = self._ptrs
+        rc = self.lib.lib.fxrod_btri_factor(*self._btri, D, L, U, piv)
         if rc != 0 or not np.isfinite(self.D.sum()):  # a sum: no temporary array
             raise RuntimeError(f"chain solver: singular vertex pivot block {-1 - rc}")
         self.factored = True
@@ -528,8 +572,8 @@ class ChainSolver:
         if b is not b_in or out is not out_in:   # new arrays: cast once, keep them alive
             b_ptr, out_ptr = self._p(b, "double*"), self._p(out, "double*")
             self._io = (b, b_ptr, out, out_ptr)
-        self.lib.lib.fxrod_chain_solve(*self._solve_args, b_ptr, out_ptr, self._yI_ptr,
-                                       self._ptrs[4], self._rB0_ptr)
+        self.lib.lib.fxrod_chain_solve(*self._solve_args, b_ptr, out_ptr, self._ptrs[4],
+                                       self._rB0_ptr)
 
 
 class ChainPC:

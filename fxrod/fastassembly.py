@@ -46,14 +46,18 @@ def prepare() -> None:
 
 
 class FormKernels:
-    """The FFCx kernels of a compiled form with their integration domains, and its packed
-    coefficients and constants in preallocated arrays (serial runs).
+    """The FFCx kernels of a compiled form with their integration domains, where each
+    entity's coefficients come from, and the packed constants (serial runs).
 
-    The coefficients are gathered with index arrays built once (``np.take`` from one buffer
-    holding every coefficient's values) instead of DOLFINx's ``pack_coefficients`` per
-    call; the construction checks the gather against ``pack_coefficients`` by packing
-    every coefficient's dof numbers, so a layout it does not reproduce (dof
-    transformations, an unknown integral type) raises ``RuntimeError``.
+    An entity's coefficients are gathered as DOLFINx's ``pack_coefficients`` lays them out,
+    with index arrays built once: by default (``packed=False``) the C loops of this module
+    gather them entity by entity straight from the coefficients' arrays into a buffer of
+    one entity (no array of all packed coefficients: the values are those at the
+    assembly); ``packed=True`` keeps an array of all of them per integral (``"coeffs"``,
+    filled by the caller, e.g. :mod:`fxrod.ancf.fast`, from ``"index"``). The
+    construction checks the layout against ``pack_coefficients`` by packing every
+    coefficient's dof numbers, so a layout it does not reproduce (dof transformations, an
+    unknown integral type) raises ``RuntimeError``.
 
     Parameters
     ----------
@@ -62,9 +66,17 @@ class FormKernels:
     cells : numpy.ndarray, optional
         Only the integration entities of these cells (all by default); the integrals in
         DOLFINx's order (cells, then exterior facets).
+    packed : bool
+        Keep every integral's packed coefficients (``"coeffs"``) and their positions in the
+        coefficients' values laid end to end (``"index"``, int64; the last position, one
+        past them, stands for a coefficient the integral does not use: zero). Otherwise
+        every integral has ``"rel"`` (int32, the positions within each coefficient's array,
+        the coefficients' columns one after the other, ``segments`` columns each) and
+        ``"srcs"`` (the addresses of the coefficients' arrays, of a zero for the ones the
+        integral does not use).
     """
 
-    def __init__(self, form, cells: np.ndarray | None = None) -> None:
+    def __init__(self, form, cells: np.ndarray | None = None, packed: bool = True) -> None:
         from dolfinx import fem
 
         self._fem = fem
@@ -74,12 +86,16 @@ class FormKernels:
         self.coefficients = list(cpp.coefficients)
         sizes = [c.x.array.size for c in self.coefficients]
         self._bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self._all = np.zeros(int(self._bounds[-1]) + 1)  # last entry: 0 for unused ones
+        if self._bounds[-1] >= np.iinfo(np.int32).max:
+            raise RuntimeError("more coefficient values than int32 positions")
+        self._zero = np.zeros(1)
         ufcx = form.ufcx_form
         mod_ffi = form.module.ffi
         offsets = [ufcx.form_integral_offsets[i] for i in range(4)]
         reference = fem.pack_coefficients(form)
         self.integrals = []
+        #: columns of each coefficient in an entity's packed coefficients
+        self.segments = np.zeros(len(self.coefficients), dtype=np.int32)
         codes = {"cell": 0, "exterior_facet": 1}
         for t in sorted(form.integral_types, key=lambda t: codes.get(t.name, -1)):
             code = codes.get(t.name)
@@ -106,30 +122,56 @@ class FormKernels:
                 ref = np.asarray(reference[(t, i)])
                 if index.shape[1] != (ref.shape[1] if ref.ndim == 2 else 0):
                     raise RuntimeError("coefficient layout differs from DOLFINx's")
-                buf = np.zeros(index.shape if index.size else (1,))
-                self.integrals.append({"key": (t, i), "kernel": kptr, "cells": ent_cells,
-                                       "local": local, "index": index, "coeffs": buf,
-                                       "stride": index.shape[1], "keep": keep})
+                it = {"key": (t, i), "kernel": kptr, "cells": ent_cells, "local": local,
+                      "index": index, "stride": index.shape[1], "keep": keep,
+                      "enabled": enabled}
+                self.integrals.append(it)
         self._check_gather()
+        for it in self.integrals:
+            if packed:
+                it["coeffs"] = np.zeros(it["index"].shape if it["index"].size else (1,))
+            else:
+                self._unpack(it)
         self.consts = np.zeros(max(1, np.asarray(fem.pack_constants(form)).size))
         for it in self.integrals:
             it["ptrs"] = (self.ptr(it["cells"], "int32_t*"), self.ptr(it["local"], "int32_t*"),
-                          self.ptr(it["coeffs"], "double*"))
+                          *((self.ptr(it["coeffs"], "double*"),) if packed else
+                            (self.ptr(it["rel"], "int32_t*"), it["stride"],
+                             len(self.coefficients), self.ptr(self.segments, "int32_t*"),
+                             self.ptr(it["srcs"], "uintptr_t*"))))
         self.consts_ptr = self.ptr(self.consts, "double*")
+        #: the coefficients of one entity (the C loops' buffer, ``packed=False``)
+        self.cbuf = np.zeros(max([1] + [it["stride"] for it in self.integrals]))
+        self.cbuf_ptr = self.ptr(self.cbuf, "double*")
+
+    def _unpack(self, it: dict) -> None:
+        """``"rel"`` and ``"srcs"`` of integral ``it`` from its ``"index"`` (dropped)."""
+        index = it.pop("index")
+        rel = index - np.repeat(self._bounds[:-1], self.segments)
+        for k, on in enumerate(it["enabled"]):
+            if not on:
+                lo = int(self.segments[:k].sum())
+                rel[:, lo:lo + self.segments[k]] = 0
+        it["rel"] = np.ascontiguousarray(rel, dtype=np.int32)
+        it["srcs"] = np.array([c.x.array.ctypes.data if on else self._zero.ctypes.data
+                               for c, on in zip(self.coefficients, it["enabled"],
+                                                strict=True)], dtype=np.uintp)
 
     def ptr(self, arr, ctype):
         """A cffi pointer of type ``ctype`` to the data of ``arr`` (NULL for None)."""
         return self.ffi.cast(ctype, arr.ctypes.data) if arr is not None else self.ffi.NULL
 
     def _gather_index(self, cells: np.ndarray, enabled: list[bool]) -> np.ndarray:
-        """Positions in the coefficient buffer of every entity's packed values (DOLFINx
-        packs zeros for the coefficients an integral does not use)."""
+        """Positions in the coefficients' values laid end to end of every entity's packed
+        values (DOLFINx packs zeros for the coefficients an integral does not use: the
+        position one past the end); sets :attr:`segments`."""
         cols = []
         for k, c in enumerate(self.coefficients):
             dm = c.function_space.dofmap
             bs = dm.bs
             cell_dofs = np.asarray(dm.map())[cells]            # (n_ent, n_dofs)
             idx = (cell_dofs[:, :, None] * bs + np.arange(bs)).reshape(cells.size, -1)
+            self.segments[k] = idx.shape[1]
             cols.append(idx + self._bounds[k] if enabled[k]
                         else np.full_like(idx, self._bounds[-1]))
         if not cols:
@@ -157,44 +199,6 @@ class FormKernels:
         """Copy the form's constants into :attr:`consts` (they change between solves)."""
         c = np.asarray(self._fem.pack_constants(self.form), dtype=np.float64).ravel()
         self.consts[: c.size] = c
-
-    def pack_coefficients(self) -> None:
-        """Gather the current coefficient values into every integral's buffer."""
-        allv, b = self._all, self._bounds
-        for k, c in enumerate(self.coefficients):
-            allv[b[k]:b[k + 1]] = c.x.array
-        for it in self.integrals:
-            if it["index"].size:
-                np.take(allv, it["index"], out=it["coeffs"])
-
-    def track(self, u) -> None:
-        """Prepare :meth:`pack_unknown` for the coefficient ``u`` (a function of the form,
-        e.g. the Newton unknown): the positions of its values in every integral's buffer."""
-        ua = u.x.array
-        k = next((k for k, c in enumerate(self.coefficients)
-                  if c.x.array.ctypes.data == ua.ctypes.data), None)
-        if k is None:
-            raise RuntimeError("track: the function is not a coefficient of the form")
-        lo, hi = self._bounds[k], self._bounds[k + 1]
-        self._tracked = ua
-        self._gathers = []
-        for it in self.integrals:
-            flat = it["index"].ravel()
-            dpos = np.ascontiguousarray(np.flatnonzero((flat >= lo) & (flat < hi)),
-                                        dtype=np.int64)
-            spos = np.ascontiguousarray(flat[dpos] - lo, dtype=np.int64)
-            if dpos.size:
-                self._gathers.append((dpos, spos, dpos.size, self.ptr(dpos, "int64_t*"),
-                                      self.ptr(spos, "int64_t*"), it["ptrs"][2]))
-        self._tracked_ptr = self.ptr(ua, "double*")
-
-    def pack_unknown(self) -> None:
-        """Gather only the current values of the function of :meth:`track` (the other
-        coefficients as the last :meth:`pack_coefficients` packed them: within one Newton
-        solve only the unknown changes)."""
-        gather, src = _load_lib().lib.fxrod_gather, self._tracked_ptr
-        for _, _, n, dpos, spos, dst in self._gathers:
-            gather(n, dpos, spos, src, dst)
 
 
 class _Products:
@@ -271,7 +275,7 @@ class FastJacobian:
         self.is_bc[self.bc_dofs] = 1
         self.Ae = np.zeros(nd * nd)
         self.coords = np.zeros(3 * self.gdofs.shape[1])
-        self.kernels = k = FormKernels(J_form)
+        self.kernels = k = FormKernels(J_form, packed=False)
         #: pack the constants on every :meth:`snes_callback` (False: the owner packs them
         #: once per solve with ``kernels.pack_constants()``)
         self.constants_each_call = True
@@ -423,7 +427,6 @@ class FastJacobian:
         k = self.kernels
         if constants:
             k.pack_constants()
-        k.pack_coefficients()
         if self.condenser is not None:
             self.condenser.factor_jacobian(self)
             if not self.csr:
@@ -441,9 +444,8 @@ class FastJacobian:
             elem = self._elem_ptr
         add = self.lib.lib.fxrod_add_element_matrices
         for it in k.integrals:
-            cells, local, coeffs = it["ptrs"]
-            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static, *csr, *self._Ae_coords, elem, self._is_bc_ptr)
+            add(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr, k.consts_ptr,
+                *self._static, *csr, *self._Ae_coords, elem, self._is_bc_ptr)
         if self.csr:
             self.vals[self.bc_diag] = 1.0
             self._A_csr.assemble()  # bumps the matrix state: the LU is refreshed
@@ -483,7 +485,7 @@ class FastVector:
 
     def __init__(self, form, V, cells: np.ndarray | None = None) -> None:
         self.lib = _load_lib()
-        self.kernels = k = FormKernels(form, cells)
+        self.kernels = k = FormKernels(form, cells, packed=False)
         if V.dofmap.bs != 1 or V.element.needs_dof_transformations:
             raise RuntimeError("fast vector assembly: blocked dofmap or dof transformations")
         msh = V.mesh
@@ -502,19 +504,17 @@ class FastVector:
     def assemble(self) -> np.ndarray:
         """:attr:`b` at the current coefficients and constants."""
         self.kernels.pack_constants()
-        self.kernels.pack_coefficients()
         return self.add_elements()
 
     def add_elements(self) -> np.ndarray:
-        """:attr:`b` from the coefficients and constants as last packed into
+        """:attr:`b` at the current coefficients and the constants as last packed into
         :attr:`kernels`."""
         k = self.kernels
         self.b[:] = 0.0
         add = self.lib.lib.fxrod_add_element_vectors
         for it in k.integrals:
-            cells, local, coeffs = it["ptrs"]
-            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static)
+            add(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr, k.consts_ptr,
+                *self._static)
         return self.b
 
 
@@ -543,7 +543,7 @@ class FastResidual:
     def __init__(self, F_form, u, bcs, fallback) -> None:
         #: the element-vector assembly of ``F_form`` (no Dirichlet rows)
         self.vector = FastVector(F_form, u.function_space)
-        self.kernels = k = self.vector.kernels
+        self.kernels = self.vector.kernels
         self.u = u
         self.bcs = bcs
         self.fallback = fallback
@@ -552,38 +552,36 @@ class FastResidual:
         self.bc_dofs = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, int)
         #: the values of ``u`` (its array; :meth:`assemble` of it copies nothing)
         self.values = u.x.array
-        k.track(u)
         #: the residual (the vector's array)
         self.b = self.vector.b
-        self.g = np.zeros(n)
+        self._n = n
+        #: the boundary values at :attr:`bc_dofs` (:meth:`boundary_values_held`)
+        self.g = np.zeros(self.bc_dofs.size)
         #: residual evaluations handed to DOLFINx (iterate off the boundary values)
         self.fallbacks = 0
 
     def boundary_values_held(self, x: np.ndarray) -> bool:
-        """Whether ``x`` equals the boundary values ``g`` exactly at every Dirichlet dof."""
+        """Whether ``x`` equals the boundary values :attr:`g` exactly at every Dirichlet dof
+        (kept for :meth:`assemble`)."""
         if self.bc_dofs.size == 0:
             return True
-        g = self.g
+        g = np.empty(self._n)   # only the Dirichlet entries are written and read
         g[self.bc_dofs] = x[self.bc_dofs]
         for bc in self.bcs:
             bc.set(g)  # g[bc dofs] = boundary values
-        return bool(np.array_equal(g[self.bc_dofs], x[self.bc_dofs]))
+        self.g[:] = g[self.bc_dofs]
+        return bool(np.array_equal(self.g, x[self.bc_dofs]))
 
-    def assemble(self, x: np.ndarray, unknown_only: bool = False) -> np.ndarray:
+    def assemble(self, x: np.ndarray) -> np.ndarray:
         """Residual at ``x`` (copied into ``u`` unless it is :attr:`values`) in :attr:`b`:
         element vectors, then ``b[bc] = x[bc] - g`` (the caller has checked
         :meth:`boundary_values_held`; the constants are those of the last
-        ``kernels.pack_constants()``). ``unknown_only``: the other coefficients have not
-        changed since the last full packing (``kernels.pack_unknown()``)."""
+        ``kernels.pack_constants()``; the kernels read every coefficient at the assembly)."""
         if x is not self.values:
             self.values[:] = x
-        if unknown_only:
-            self.kernels.pack_unknown()
-        else:
-            self.kernels.pack_coefficients()
         self.vector.add_elements()
         if self.bc_dofs.size:
-            self.b[self.bc_dofs] = x[self.bc_dofs] - self.g[self.bc_dofs]
+            self.b[self.bc_dofs] = x[self.bc_dofs] - self.g
         return self.b
 
     def snes_callback(self, snes, x, b) -> None:
@@ -616,7 +614,7 @@ class FastScalar:
 
     def __init__(self, form) -> None:
         self.lib = _load_lib()
-        self.kernels = k = FormKernels(form)
+        self.kernels = k = FormKernels(form, packed=False)
         msh = form.mesh
         self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
         self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
@@ -630,12 +628,10 @@ class FastScalar:
         """The form's value at the current coefficients and constants."""
         k = self.kernels
         k.pack_constants()
-        k.pack_coefficients()
         add, value = self.lib.lib.fxrod_add_element_scalars, 0.0
         for it in k.integrals:
-            cells, local, coeffs = it["ptrs"]
             self.total[0] = 0.0
-            add(it["kernel"], it["cells"].size, cells, local, coeffs, it["stride"],
-                k.consts_ptr, *self._static)
+            add(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr, k.consts_ptr,
+                *self._static)
             value += self.total[0]
         return float(value)

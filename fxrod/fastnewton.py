@@ -79,8 +79,10 @@ class FastNewtonSolver(NewtonSolver):
         self._solver = self.chain.chain
         n = w.x.array.size
         self._y = np.zeros(n)
-        self._probe = np.random.default_rng(22).standard_normal(n)
-        self._probe_out = np.zeros(n)
+        #: the check solve's vectors, made at the first factorisation not checked inside
+        #: the fused one (a full-size pair per model otherwise kept for nothing)
+        self._probe: np.ndarray | None = None
+        self._probe_out: np.ndarray | None = None
         # the norms and the update in one thread, from C (np.linalg.norm calls a threaded
         # BLAS dot whose idle threads spin on a shared machine; and the Python calls cost
         # more than the arithmetic on a small rod)
@@ -159,6 +161,9 @@ class FastNewtonSolver(NewtonSolver):
             return False
         if self._solver.attached is not None:   # checked inside the fused factorisation
             return True
+        if self._probe is None:
+            self._probe = np.random.default_rng(22).standard_normal(self._y.size)
+            self._probe_out = np.zeros(self._y.size)
         self._solver.solve(self._probe, self._probe_out)
         err = self._solver.backward_error(elem, self._probe, self._probe_out)
         return bool(np.isfinite(err) and err <= MAX_BACKWARD_ERROR)
@@ -184,7 +189,7 @@ class FastNewtonSolver(NewtonSolver):
             solver.solve(b, y)
             update(n, x_ptr, y_ptr, sq_ptr)               # x -= y and both norms
             ynorm, xnorm = math.sqrt(sq[0]), math.sqrt(sq[1])
-            b = fr.assemble(x, unknown_only=True)
+            b = fr.assemble(x)
             reason = test(math.sqrt(sumsq(n, b_ptr)), ynorm, xnorm)
             if reason:
                 return reason, i + 1
@@ -205,7 +210,7 @@ class FastNewtonSolver(NewtonSolver):
                 return None
             solver.solve(fr.b, y)
             self._update(n, x_ptr, y_ptr, sq_ptr)          # x -= y
-            reason = test.step_groups(test.group_norms(fr.assemble(x, unknown_only=True)), y, x)
+            reason = test.step_groups(test.group_norms(fr.assemble(x)), y, x)
             if reason:
                 return reason, i + 1
         return DIVERGED_MAX_IT, s.max_it

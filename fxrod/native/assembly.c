@@ -68,8 +68,22 @@ static void gather_coords(double* coords, const double* x, const int32_t* gdofs,
                3 * sizeof(double));
 }
 
+/* The packed coefficients of entity e (DOLFINx's layout, stride values) into cbuf: the
+   ncoef coefficients' columns one after the other, seg[k] of them read from the array at
+   srcs[k] at the positions rel[e * stride + j]. */
+static void gather_coeffs(double* cbuf, int e, const int32_t* rel, int stride, int ncoef,
+                          const int32_t* seg, const uintptr_t* srcs)
+{
+    const int32_t* r = rel + (size_t)e * stride;
+    for (int k = 0, j = 0; k < ncoef; ++k) {
+        const double* src = (const double*)srcs[k];
+        for (const int end = j + seg[k]; j < end; ++j) cbuf[j] = src[r[j]];
+    }
+}
+
 void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cells,
-    const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
+    const int32_t* local_index, const int32_t* rel, int cstride, int ncoef,
+    const int32_t* seg, const uintptr_t* srcs, double* cbuf, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
     const uint16_t* off, const int32_t* indptr, double* vals, double* Ae, double* coords,
     double* elem, const int8_t* is_bc)
@@ -78,9 +92,9 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
     for (int e = 0; e < n_ent; ++e) {
         const int c = cells[e];
         gather_coords(coords, x, gdofs, c, ngd);
+        gather_coeffs(cbuf, e, rel, cstride, ncoef, seg, srcs);
         memset(Ae, 0, (size_t)nd * nd * sizeof(double));
-        k(Ae, coeffs + (size_t)e * cstride, consts, coords,
-          local_index ? local_index + e : NULL, NULL, NULL);
+        k(Ae, cbuf, consts, coords, local_index ? local_index + e : NULL, NULL, NULL);
         const int32_t* cd = dofs + (size_t)c * nd;
         for (int i = 0; vals && i < nd; ++i) {  /* vals NULL: element matrices only */
             double* row = vals + indptr[cd[i]];
@@ -100,7 +114,8 @@ void fxrod_add_element_matrices(uintptr_t kernel, int n_ent, const int32_t* cell
 
 /* Element vectors of n_ent entities added into b (no Dirichlet treatment). */
 void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells,
-    const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
+    const int32_t* local_index, const int32_t* rel, int cstride, int ncoef,
+    const int32_t* seg, const uintptr_t* srcs, double* cbuf, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, const int32_t* dofs, int nd,
     double* b, double* be, double* coords)
 {
@@ -108,9 +123,9 @@ void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells
     for (int e = 0; e < n_ent; ++e) {
         const int c = cells[e];
         gather_coords(coords, x, gdofs, c, ngd);
+        gather_coeffs(cbuf, e, rel, cstride, ncoef, seg, srcs);
         memset(be, 0, (size_t)nd * sizeof(double));
-        k(be, coeffs + (size_t)e * cstride, consts, coords,
-          local_index ? local_index + e : NULL, NULL, NULL);
+        k(be, cbuf, consts, coords, local_index ? local_index + e : NULL, NULL, NULL);
         const int32_t* cd = dofs + (size_t)c * nd;
         for (int i = 0; i < nd; ++i)
             b[cd[i]] += be[i];
@@ -120,23 +135,16 @@ void fxrod_add_element_vectors(uintptr_t kernel, int n_ent, const int32_t* cells
 /* The element scalars of n_ent entities added into *total by the kernels themselves, in
    entity order (as DOLFINx's assemble_scalar: the same additions in the same order). */
 void fxrod_add_element_scalars(uintptr_t kernel, int n_ent, const int32_t* cells,
-    const int32_t* local_index, const double* coeffs, int cstride, const double* consts,
+    const int32_t* local_index, const int32_t* rel, int cstride, int ncoef,
+    const int32_t* seg, const uintptr_t* srcs, double* cbuf, const double* consts,
     const double* x, const int32_t* gdofs, int ngd, double* coords, double* total)
 {
     fxrod_kernel_t k = (fxrod_kernel_t)kernel;
     for (int e = 0; e < n_ent; ++e) {
         gather_coords(coords, x, gdofs, cells[e], ngd);
-        k(total, coeffs + (size_t)e * cstride, consts, coords,
-          local_index ? local_index + e : NULL, NULL, NULL);
+        gather_coeffs(cbuf, e, rel, cstride, ncoef, seg, srcs);
+        k(total, cbuf, consts, coords, local_index ? local_index + e : NULL, NULL, NULL);
     }
-}
-
-/* dst[dpos[i]] = src[spos[i]], i < n. */
-void fxrod_gather(int64_t n, const int64_t* dpos, const int64_t* spos, const double* src,
-                  double* dst)
-{
-    for (int64_t i = 0; i < n; ++i)
-        dst[dpos[i]] = src[spos[i]];
 }
 
 /* The sum of the squares of v (one thread, in order). */

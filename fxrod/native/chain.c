@@ -86,62 +86,69 @@ static void lu_solve1(int n, const double* LU, const int* piv, double* b)
 
 /* Block Thomas factorisation of the block-tridiagonal matrix with diagonal blocks D[k],
    sub-diagonal blocks L[k] = A(k+1, k) and super-diagonal blocks U[k] = A(k, k+1)
-   (nb x nb each, m diagonal blocks). D[k] becomes the LU of the k-th pivot block,
-   U[k] becomes G[k] = pivot_k^-1 U[k]. Returns -1 - k on a singular pivot block k. */
-int fxrod_btri_factor(int m, int nb, double* D, const double* L, double* U, int* piv)
+   (nb x nb each, m diagonal blocks). The coupling blocks are stored without their trailing
+   zeros (fxrod_chain_condense): L[k] as its first lr rows and lc columns (lr x lc, the
+   rest zero), U[k] as its first uw columns (nb x uw). D[k] becomes the LU of the k-th pivot
+   block, U[k] becomes G[k] = pivot_k^-1 U[k] (the same nb x uw). Returns -1 - k on a
+   singular pivot block k. */
+int fxrod_btri_factor(int m, int nb, int lr, int lc, int uw, double* D, const double* L,
+                      double* U, int* piv)
 {
-    const size_t bb = (size_t)nb * nb;
+    const size_t bb = (size_t)nb * nb, lb = (size_t)lr * lc, ub = (size_t)nb * uw;
     for (int k = 0; k < m; ++k) {
         double* Dk = D + k * bb;
         if (k > 0) {  /* D[k] -= L[k-1] G[k-1] */
-            const double* Lk = L + (k - 1) * bb;
-            const double* G = U + (k - 1) * bb;
-            for (int i = 0; i < nb; ++i)
-                for (int l = 0; l < nb; ++l) {
-                    const double a = Lk[i * nb + l];
+            const double* Lk = L + (k - 1) * lb;
+            const double* G = U + (k - 1) * ub;
+            for (int i = 0; i < lr; ++i)
+                for (int l = 0; l < lc; ++l) {
+                    const double a = Lk[i * lc + l];
                     if (a != 0.0)
-                        for (int j = 0; j < nb; ++j) Dk[i * nb + j] -= a * G[l * nb + j];
+                        for (int j = 0; j < uw; ++j) Dk[i * nb + j] -= a * G[l * uw + j];
                 }
         }
         if (lu(nb, Dk, piv + k * nb, 0) != 0) return -1 - k;
         if (k < m - 1) {  /* G = pivot^-1 U on U's nonzero columns (e.g. no multipliers) */
-            double* Uk = U + k * bb;
+            double* Uk = U + k * ub;
             double T[64 * 64];
             int nc = 0, cols[64];
-            for (int j = 0; j < nb; ++j) {
+            for (int j = 0; j < uw; ++j) {
                 int nz = 0;
-                for (int i = 0; i < nb && !nz; ++i) nz = Uk[i * nb + j] != 0.0;
+                for (int i = 0; i < nb && !nz; ++i) nz = Uk[i * uw + j] != 0.0;
                 if (nz) cols[nc++] = j;
             }
             for (int i = 0; i < nb; ++i)
-                for (int c = 0; c < nc; ++c) T[i * nc + c] = Uk[i * nb + cols[c]];
+                for (int c = 0; c < nc; ++c) T[i * nc + c] = Uk[i * uw + cols[c]];
             if (nc) lu_solve(nb, Dk, piv + k * nb, T, nc);
             for (int i = 0; i < nb; ++i)
-                for (int c = 0; c < nc; ++c) Uk[i * nb + cols[c]] = T[i * nc + c];
+                for (int c = 0; c < nc; ++c) Uk[i * uw + cols[c]] = T[i * nc + c];
         }
     }
     return 0;
 }
 
-/* Solve with the factors of fxrod_btri_factor; r (m x nb) is overwritten by x. */
-void fxrod_btri_solve(int m, int nb, const double* D, const int* piv, const double* L,
-                      const double* G, double* r)
+/* Solve with the factors of fxrod_btri_factor; r (m x nb) is overwritten by x. The rows
+   of L beyond lr and the columns of L and G beyond lc and uw are zero: left out of the
+   dot products, whose four partial sums hold the same terms (lc and uw are multiples of 4
+   or nb: round_width), so the result is that of the full blocks to the bit. */
+void fxrod_btri_solve(int m, int nb, int lr, int lc, int uw, const double* D,
+                      const int* piv, const double* L, const double* G, double* r)
 {
-    const size_t bb = (size_t)nb * nb;
+    const size_t bb = (size_t)nb * nb, lb = (size_t)lr * lc, ub = (size_t)nb * uw;
     for (int k = 0; k < m; ++k) {
         double* rk = r + (size_t)k * nb;
         if (k > 0) {
-            const double* Lk = L + (k - 1) * bb;
+            const double* Lk = L + (k - 1) * lb;
             const double* z = r + (size_t)(k - 1) * nb;
-            for (int i = 0; i < nb; ++i) rk[i] -= dot4(Lk + (size_t)i * nb, z, 0, nb);
+            for (int i = 0; i < lr; ++i) rk[i] -= dot4(Lk + (size_t)i * lc, z, 0, lc);
         }
         lu_solve1(nb, D + k * bb, piv + (size_t)k * nb, rk);
     }
     for (int k = m - 2; k >= 0; --k) {
         double* xk = r + (size_t)k * nb;
-        const double* Gk = G + k * bb;
+        const double* Gk = G + k * ub;
         const double* x1 = r + (size_t)(k + 1) * nb;
-        for (int i = 0; i < nb; ++i) xk[i] -= dot4(Gk + (size_t)i * nb, x1, 0, nb);
+        for (int i = 0; i < nb; ++i) xk[i] -= dot4(Gk + (size_t)i * uw, x1, 0, uw);
     }
 }
 
@@ -168,43 +175,77 @@ static int interior_lu(int ni, int nd, int ns, const double* E, const int8_t* bc
     return 0;
 }
 
+/* The width w of a row of a coupling block whose entries from w on are zero, raised to a
+   multiple of 4, or to nb where that exceeds the four-wide part of nb: dot4 over the first
+   w entries then adds the nonzero terms to the same partial sums as over all nb. */
+static int round_width(int w, int nb)
+{
+    const int r = (w + 3) / 4 * 4;
+    return r > nb / 4 * 4 ? nb : r;
+}
+
 /* Condensation of one element matrix E (nd x nd, ordered [interior (ni) | left vertex
    (nv) | right vertex (nv)], Dirichlet rows and columns zero) of chain position k (see
    fxrod_chain_condense): the interior LU eliminates the first ns interior unknowns (the
    cell-local fields, e.g. the stresses) first, among themselves, and if that meets a small
-   pivot, all of them with partial pivoting. Returns -1 on a (numerically) singular
-   interior block. */
+   pivot, all of them with partial pivoting. lay[0..4] are the capacities of the compact
+   arrays (see fxrod_chain_condense), lay[5..9] the sizes they need, raised to this
+   cell's. Returns 1 (nothing stored) if this cell needs more than the capacities or
+   count_only is set, -1 on a (numerically) singular interior block. */
 static int condense_cell(int k, int ni, int nv, int nd, int ns, const double* E, int lp,
     const int8_t* bc_int, double max_growth, double* LUI, int* pivI, double* X, double* ABI,
-    int8_t* act, double* D, double* L, double* U)
+    int8_t* act, double* D, double* L, double* U, int32_t* lay, int count_only)
 {
     const int nb = 2 * nv;
-    const size_t bb = (size_t)nv * nv;
-    double* A = LUI + (size_t)k * ni * ni;
-    double* Xk = X + (size_t)k * ni * nb;
-    double* Bk = ABI + (size_t)k * nb * ni;
+    const int cx = lay[0], cb = lay[1], lr = lay[2], lc = lay[3], uw = lay[4];
     int8_t* ak = act + (size_t)k * nb;
-    const int8_t* bc = bc_int + (size_t)k * ni;
-    int* piv = pivI + (size_t)k * ni;
-    if ((ns == 0 || interior_lu(ni, nd, ns, E, bc, max_growth, A, piv) != 0)
-        && interior_lu(ni, nd, 0, E, bc, max_growth, A, piv) != 0)
-        return -1;
-    int na = 0, cols[64];
+    int na = 0, nr = 0, cols[64];
     for (int b = 0; b < nb; ++b) {
         int nz = 0, nzr = 0;
         for (int i = 0; i < ni && !nz; ++i) nz = E[i * nd + ni + b] != 0.0;
         for (int i = 0; i < ni && !nzr; ++i) nzr = E[(ni + b) * nd + i] != 0.0;
         ak[b] = (int8_t)(nz | (nzr << 1));
         if (nz) cols[na++] = b;
+        nr += nzr;
     }
+    /* S(a, b) = E(a, b) - (A_BI X)(a, b) is zero unless E(a, b) is nonzero or row a of A_BI
+       is nonzero and column b active: the trailing zeros of U = S(l, r), L = S(r, l) */
+    int nu = 0, nlr = 0, nlc = 0;
+    for (int a = 0; a < nb; ++a)
+        for (int b = 0; b < nb; ++b) {
+            if ((a < nv) == (b < nv)) continue;
+            if (E[(size_t)(ni + a) * nd + ni + b] == 0.0 && !((ak[a] & 2) && (ak[b] & 1)))
+                continue;
+            if (a < nv) { if (b - nv + 1 > nu) nu = b - nv + 1; }
+            else {
+                if (a - nv + 1 > nlr) nlr = a - nv + 1;
+                if (b + 1 > nlc) nlc = b + 1;
+            }
+        }
+    const int need[5] = {na, nr, nlr, round_width(nlc, nv), round_width(nu, nv)};
+    int over = count_only;
+    for (int j = 0; j < 5; ++j) {
+        if (need[j] > lay[5 + j]) lay[5 + j] = need[j];
+        over |= need[j] > lay[j];
+    }
+    if (over) return 1;
+    const size_t bb = (size_t)nv * nv;
+    double* A = LUI + (size_t)k * ni * ni;
+    double* Xk = X + (size_t)k * ni * cx;
+    double* Bk = ABI + (size_t)k * cb * ni;
+    const int8_t* bc = bc_int + (size_t)k * ni;
+    int* piv = pivI + (size_t)k * ni;
+    if ((ns == 0 || interior_lu(ni, nd, ns, E, bc, max_growth, A, piv) != 0)
+        && interior_lu(ni, nd, 0, E, bc, max_growth, A, piv) != 0)
+        return -1;
     /* compact right-hand sides A_IB(:, active), solved in place: X (ni x na) */
     for (int i = 0; i < ni; ++i)
         for (int c = 0; c < na; ++c) Xk[i * na + c] = E[i * nd + ni + cols[c]];
     if (na) lu_solve(ni, A, piv, Xk, na);
     double* Dl = D + lp * bb;
     double* Dr = D + (lp + 1) * bb;
-    double* Uk = U + lp * bb;
-    double* Lk = L + lp * bb;
+    double* Uk = U + (size_t)lp * nv * uw;
+    double* Lk = L + (size_t)lp * lr * lc;
     for (int a = 0; a < nb; ++a) {
         const double* Erow = E + (size_t)(ni + a) * nd;
         double s[64], sc[64];
@@ -220,12 +261,14 @@ static int condense_cell(int k, int ni, int nv, int nd, int ns, const double* E,
             Bk += ni;
             for (int c = 0; c < na; ++c) s[cols[c]] -= sc[c];
         }
-        if (a < nv)
-            for (int b = 0; b < nv; ++b) { Dl[a * nv + b] += s[b]; Uk[a * nv + b] = s[nv + b]; }
-        else
-            for (int b = 0; b < nv; ++b) {
-                Lk[(a - nv) * nv + b] = s[b]; Dr[(a - nv) * nv + b] += s[nv + b];
-            }
+        if (a < nv) {
+            for (int b = 0; b < nv; ++b) Dl[a * nv + b] += s[b];
+            for (int b = 0; b < uw; ++b) Uk[a * uw + b] = s[nv + b];
+        } else {
+            if (a - nv < lr)
+                for (int b = 0; b < lc; ++b) Lk[(a - nv) * lc + b] = s[b];
+            for (int b = 0; b < nv; ++b) Dr[(a - nv) * nv + b] += s[nv + b];
+        }
     }
     return 0;
 }
@@ -238,17 +281,23 @@ static int condense_cell(int k, int ni, int nv, int nd, int ns, const double* E,
    (unit diagonal on Dirichlet interior dofs); act[k] (nb, nb = 2 nv): bit 1 for the
    vertex columns that A_IB couples (the active ones; the others, e.g. the vertex
    multipliers, have X = 0 and S = A_BB), bit 2 for the nonzero rows of A_BI;
-   X[k] = A_II^-1 A_IB(:, active) (ni x na, compact, in space for ni x nb); ABI[k] the
-   nonzero rows of A_BI (compact, in space for nb x ni). The Schur complements
-   S = A_BB - A_BI X are summed into the diagonal blocks D, super-diagonal
-   U[k] = S(l, r) and sub-diagonal L[k] = S(r, l). work: nd * nd doubles. Returns
-   -1 - k if the interior block of cell k is (numerically) singular (condense_cell). */
+   X[k] = A_II^-1 A_IB(:, active) (ni x na, compact, in space for ni x lay[0]); ABI[k] the
+   nonzero rows of A_BI (compact, in space for lay[1] x ni). The Schur complements
+   S = A_BB - A_BI X are summed into the diagonal blocks D (nv x nv), the super-diagonal
+   U[k] = S(l, r) (its first lay[4] columns: nv x lay[4]) and the sub-diagonal
+   L[k] = S(r, l) (its first lay[2] rows and lay[3] columns), their other entries being zero.
+   lay[5..9] receive the sizes needed (the maxima over the cells). work: nd * nd doubles.
+   Returns -1 - k if the interior block of cell k is (numerically) singular
+   (condense_cell), 1 if a cell needs more than the capacities (then nothing more is stored
+   and the remaining cells are only measured). */
 int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ne, int ns,
     const int32_t* cells, const int32_t* lpos, const int32_t* perm, const int8_t* pad,
     const double* elem, const int8_t* bc_int, double max_growth, double* LUI, int* pivI,
-    double* X, double* ABI, int8_t* act, double* D, double* L, double* U, double* work)
+    double* X, double* ABI, int8_t* act, double* D, double* L, double* U, int32_t* lay,
+    double* work)
 {
     double* E = work;
+    int over = 0;
     for (int k = 0; k < nc; ++k) {
         const int32_t* P = perm + (size_t)k * ne;
         const int8_t* z = pad + (size_t)k * ne;
@@ -257,11 +306,12 @@ int fxrod_chain_condense(int nc, int ni, int nv, int nd, int ne, int ns,
             const double* row = Ec + (size_t)P[p] * nd;
             for (int q = 0; q < ne; ++q) E[p * ne + q] = z[p] | z[q] ? 0.0 : row[P[q]];
         }
-        if (condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
-                          act, D, L, U) != 0)
-            return -1 - k;
+        const int rc = condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI,
+                                     pivI, X, ABI, act, D, L, U, lay, over);
+        if (rc < 0) return -1 - k;
+        over |= rc;
     }
-    return 0;
+    return over;
 }
 
 typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const double*,
@@ -270,21 +320,25 @@ typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const doub
 /* fxrod_chain_condense with the element matrices computed cell by cell (no array of all
    element matrices): the Jacobian contributions of chain cell k are the entities
    ent_e[j] of the integrals ent_i[j], j in [ent_ptr[k], ent_ptr[k + 1]) (integral order,
-   as the assembly adds them), each tabulated by kernels[i] (coefficients coeffs[i] with
-   stride cstride[i], local facet indices locals[i] or NULL), accumulating (as FFCx
-   kernels do) into the cell's matrix Ec (nd x nd, DOLFINx cell dof order), whose rows and
+   as the assembly adds them), each tabulated by kernels[i] (local facet indices locals[i]
+   or NULL) on its packed coefficients, gathered into cbuf (DOLFINx's layout, cstride[i]
+   values: the ncoef coefficients' columns one after the other, seg[c] of them read from
+   the array at srcs[i * ncoef + c] at the positions rels[i][e * cstride[i] + j]),
+   accumulating (as FFCx kernels do) into the cell's matrix Ec (nd x nd, DOLFINx cell dof order), whose rows and
    columns of Dirichlet dofs (bc_perm[k][p] for the permuted dof p, also set at the
    padding) stay zero; E (ne x ne) is Ec permuted to [interior | left | right]. */
 int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
     const int32_t* lpos,
     const int32_t* perm, const int8_t* bc_perm, const int8_t* bc_int,
     const int32_t* ent_ptr, const int32_t* ent_i, const int32_t* ent_e,
-    const uintptr_t* kernels, const uintptr_t* coeffs, const int32_t* cstride,
+    const uintptr_t* kernels, const uintptr_t* rels, const int32_t* cstride, int ncoef,
+    const int32_t* seg, const uintptr_t* srcs, double* cbuf,
     const uintptr_t* locals, const double* consts, const double* x, const int32_t* gdofs,
     int ngd, const int32_t* cells, double max_growth, double* LUI, int* pivI, double* X,
-    double* ABI, int8_t* act, double* D, double* L, double* U, double* Ec,
+    double* ABI, int8_t* act, double* D, double* L, double* U, int32_t* lay, double* Ec,
     double* E, double* coords)
 {
+    int over = 0;
     for (int k = 0; k < nc; ++k) {
         const int c = cells[k];
         for (int g = 0; g < ngd; ++g)
@@ -294,8 +348,13 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
         for (int j = ent_ptr[k]; j < ent_ptr[k + 1]; ++j) {  /* the kernels accumulate */
             const int i = ent_i[j], e = ent_e[j];
             const int32_t* loc = (const int32_t*)locals[i];
-            ((fxrod_kernel_t)kernels[i])(Ec, (const double*)coeffs[i] + (size_t)e * cstride[i],
-                                         consts, coords, loc ? loc + e : NULL, NULL, NULL);
+            const int32_t* r = (const int32_t*)rels[i] + (size_t)e * cstride[i];
+            for (int c = 0, q = 0; c < ncoef; ++c) {
+                const double* src = (const double*)srcs[(size_t)i * ncoef + c];
+                for (const int end = q + seg[c]; q < end; ++q) cbuf[q] = src[r[q]];
+            }
+            ((fxrod_kernel_t)kernels[i])(Ec, cbuf, consts, coords, loc ? loc + e : NULL,
+                                         NULL, NULL);
         }
         const int32_t* P = perm + (size_t)k * ne;
         const int8_t* bp = bc_perm + (size_t)k * ne;
@@ -305,31 +364,35 @@ int fxrod_chain_condense_kernels(int nc, int ni, int nv, int nd, int ne, int ns,
             if (bp[p]) { memset(Ep, 0, (size_t)ne * sizeof(double)); continue; }
             for (int q = 0; q < ne; ++q) Ep[q] = bp[q] ? 0.0 : row[P[q]];
         }
-        if (condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI, pivI, X, ABI,
-                          act, D, L, U) != 0)
-            return -1 - k;
+        const int rc = condense_cell(k, ni, nv, ne, ns, E, lpos[k], bc_int, max_growth, LUI,
+                                     pivI, X, ABI, act, D, L, U, lay, over);
+        if (rc < 0) return -1 - k;
+        over |= rc;
     }
-    return 0;
+    return over;
 }
 
-/* Solve with the factors of fxrod_chain_condense and fxrod_btri_factor: out = A^-1 b.
+/* Solve with the factors of fxrod_chain_condense and fxrod_btri_factor: out = A^-1 b
+   (out may be b). lay: the capacities of the compact arrays (fxrod_chain_condense).
    idofs (nc x ni) and vdofs (m x nv) are the global interior and vertex-block dofs
-   (-1: padding, right-hand side 0, solution discarded);
-   yI (nc x ni) and rB (m x nv) are work arrays; rB0 (m x nv) receives the right-hand side
-   of the vertex system S x_B = rB0. */
+   (-1: padding, right-hand side 0, solution discarded); out at the interior dofs holds
+   A_II^-1 b_I until the back-substitution; rB (m x nv) is a work array; rB0 (m x nv)
+   receives the right-hand side of the vertex system S x_B = rB0. */
 void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
     const double* LUI, const int* pivI,
     const double* X, const double* ABI, const int8_t* act, const double* D, const int* pivD,
-    const double* L, const double* G, const int64_t* idofs, const int64_t* vdofs,
-    const double* b, double* out, double* yI, double* rB, double* rB0)
+    const double* L, const double* G, const int32_t* lay, const int32_t* idofs,
+    const int32_t* vdofs, const double* b, double* out, double* rB, double* rB0)
 {
-    const int nb = 2 * nv;
+    const int nb = 2 * nv, cx = lay[0], cb = lay[1];
     for (int k = 0; k < m * nv; ++k) rB[k] = vdofs[k] >= 0 ? b[vdofs[k]] : 0.0;
     for (int k = 0; k < nc; ++k) {
-        double* y = yI + (size_t)k * ni;
-        for (int i = 0; i < ni; ++i) y[i] = b[idofs[(size_t)k * ni + i]];
+        const int32_t* id = idofs + (size_t)k * ni;
+        double y[64];
+        for (int i = 0; i < ni; ++i) y[i] = b[id[i]];
         lu_solve1(ni, LUI + (size_t)k * ni * ni, pivI + (size_t)k * ni, y);
-        const double* Bk = ABI + (size_t)k * nb * ni;
+        for (int i = 0; i < ni; ++i) out[id[i]] = y[i];
+        const double* Bk = ABI + (size_t)k * cb * ni;
         const int8_t* ak = act + (size_t)k * nb;
         double* r = rB + (size_t)lpos[k] * nv;   /* left and right vertex: contiguous */
         for (int a = 0; a < nb; ++a) {
@@ -339,43 +402,45 @@ void fxrod_chain_solve(int nc, int m, int ni, int nv, const int32_t* lpos,
         }
     }
     memcpy(rB0, rB, (size_t)m * nv * sizeof(double));
-    fxrod_btri_solve(m, nv, D, pivD, L, G, rB);
+    fxrod_btri_solve(m, nv, lay[2], lay[3], lay[4], D, pivD, L, G, rB);
     for (int k = 0; k < m * nv; ++k)
         if (vdofs[k] >= 0) out[vdofs[k]] = rB[k];
     for (int k = 0; k < nc; ++k) {
-        const double* y = yI + (size_t)k * ni;
-        const double* Xk = X + (size_t)k * ni * nb;
+        const int32_t* id = idofs + (size_t)k * ni;
+        const double* Xk = X + (size_t)k * ni * cx;
         const double* xB = rB + (size_t)lpos[k] * nv;
         const int8_t* ak = act + (size_t)k * nb;
         double xc[64];
         int na = 0;
         for (int j = 0; j < nb; ++j) if (ak[j] & 1) xc[na++] = xB[j];
         for (int i = 0; i < ni; ++i)
-            out[idofs[(size_t)k * ni + i]] = y[i] - dot4(Xk + (size_t)i * na, xc, 0, na);
+            out[id[i]] = out[id[i]] - dot4(Xk + (size_t)i * na, xc, 0, na);
     }
 }
 
 /* err[0] = max |S x - r|, err[1] = max absolute row sum of S, for the block-tridiagonal S
-   (diagonal blocks D, sub-diagonal L[k] = S(k+1, k), super-diagonal U[k] = S(k, k+1)). */
-void fxrod_btri_residual(int m, int nb, const double* D, const double* L, const double* U,
-                         const double* x, const double* r, double* err)
+   (diagonal blocks D, sub-diagonal L[k] = S(k+1, k), super-diagonal U[k] = S(k, k+1),
+   stored as in fxrod_btri_factor: L[k] lr x lc, U[k] nb x uw, the rest zero). */
+void fxrod_btri_residual(int m, int nb, int lr, int lc, int uw, const double* D,
+                         const double* L, const double* U, const double* x, const double* r,
+                         double* err)
 {
-    const size_t bb = (size_t)nb * nb;
+    const size_t bb = (size_t)nb * nb, lb = (size_t)lr * lc, ub = (size_t)nb * uw;
     double emax = 0.0, amax = 0.0;
     for (int k = 0; k < m; ++k)
         for (int i = 0; i < nb; ++i) {
             double s = -r[(size_t)k * nb + i], a = 0.0;
             const double* Dr = D + k * bb + (size_t)i * nb;
             for (int j = 0; j < nb; ++j) { s += Dr[j] * x[(size_t)k * nb + j]; a += fabs(Dr[j]); }
-            if (k > 0) {
-                const double* Lr = L + (k - 1) * bb + (size_t)i * nb;
-                for (int j = 0; j < nb; ++j) {
+            if (k > 0 && i < lr) {
+                const double* Lr = L + (k - 1) * lb + (size_t)i * lc;
+                for (int j = 0; j < lc; ++j) {
                     s += Lr[j] * x[(size_t)(k - 1) * nb + j]; a += fabs(Lr[j]);
                 }
             }
             if (k < m - 1) {
-                const double* Ur = U + k * bb + (size_t)i * nb;
-                for (int j = 0; j < nb; ++j) {
+                const double* Ur = U + k * ub + (size_t)i * uw;
+                for (int j = 0; j < uw; ++j) {
                     s += Ur[j] * x[(size_t)(k + 1) * nb + j]; a += fabs(Ur[j]);
                 }
             }
