@@ -25,15 +25,19 @@
 # radius 10 mm about the axis once in 2 s.
 #
 #     python demos/tip_control.py [--out DIR] [--quick] [--n-elements 8] [--h 0.01]
+#                                 [--t-end 3]
 #
-# ``--quick`` stops at t = 0.3 s with 4 elements. Writes ``DIR/tip_control.csv`` with the
-# columns ``t, tip_1, tip_2, tip_3, target_1, target_2, target_3`` (s, m) and the run's
-# standard columns (energies, port work, the balance residual) to ``DIR/tip_control_run.csv``.
+# ``--quick`` stops at t = 0.3 s with 4 elements. The run prints its steps per second of
+# wall time (a control loop must keep up with its step: ``bench/realtime.py``). Writes
+# ``DIR/tip_control.csv`` with the columns ``t, tip_1, tip_2, tip_3, target_1, target_2,
+# target_3`` (s, m) and the run's standard columns (energies, port work, the balance
+# residual) to ``DIR/tip_control_run.csv``.
 
 # %%
 import argparse
 import csv
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -53,8 +57,9 @@ parser.add_argument("--out", default="results/tip_control", help="output directo
 parser.add_argument("--quick", action="store_true", help="t_end = 0.3 s, 4 elements")
 parser.add_argument("--n-elements", type=int, default=8)
 parser.add_argument("--h", type=float, default=0.01, help="time step [s]")
+parser.add_argument("--t-end", type=float, default=3.0, help="end time [s]")
 args = parser.parse_args()
-n_elements, t_end = (4, 0.3) if args.quick else (args.n_elements, 3.0)
+n_elements, t_end = (4, 0.3) if args.quick else (args.n_elements, args.t_end)
 h = args.h
 out = Path(args.out)
 out.mkdir(parents=True, exist_ok=True)
@@ -165,7 +170,11 @@ def effort(t, y):
 controller = TipController()
 sim = Simulation(Integrator(model, h, settings), out_dir=out, name="tip_control_run",
                  controller=controller, callbacks=[effort])
+wall = time.perf_counter()
 sim.run(t_end)
+wall = time.perf_counter() - wall
+print(f"{(len(sim.rows) - 1) / wall:.0f} steps per second of wall time "
+      f"({n_elements} elements, h = {h:g} s)")
 
 # %% [markdown]
 # ## Results
