@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 typedef void (*fxrod_kernel_t)(double*, const double*, const double*, const double*,
@@ -167,4 +168,30 @@ void fxrod_update(int64_t n, double* x, const double* y, double* out)
     }
     out[0] = sy;
     out[1] = sx;
+}
+
+/* Largest nodal orthonormality residual |g_ij| = |1/2 (d_i.d_j - delta_ij)| over the n nodes
+   whose 12 unknowns (phi, d_1, d_2, d_3) sit at w[qmap[12 a + c]]; NaN if any is NaN. */
+double fxrod_constraint_max(int64_t n, const int32_t* qmap, const double* w)
+{
+    double worst = 0.0;
+    int nan = 0;
+    for (int64_t a = 0; a < n; ++a) {
+        const int32_t* m = qmap + 12 * a;
+        double d[3][3];
+        for (int k = 0; k < 3; ++k)
+            for (int c = 0; c < 3; ++c)
+                d[k][c] = w[m[3 + 3 * k + c]];
+        for (int i = 0; i < 3; ++i)
+            for (int j = i; j < 3; ++j) {
+                double g = 0.5 * (d[i][0] * d[j][0] + d[i][1] * d[j][1] + d[i][2] * d[j][2]
+                                  - (i == j ? 1.0 : 0.0));
+                g = fabs(g);
+                if (g != g)
+                    nan = 1;
+                else if (g > worst)
+                    worst = g;
+            }
+    }
+    return nan ? NAN : worst;
 }
