@@ -656,6 +656,11 @@ class Adjoint:
         m = integrator.model
         if m.reduction is not None:
             raise ParameterError("model", "with joints", "a model without joints")
+        for ext in m.extensions:
+            if ext.outside_ufl and getattr(ext, "mu", 0.0) > 0.0:
+                raise ParameterError(f"{ext.name}.friction", ext.mu,
+                                     "0 in the adjoint (rod-rod friction depends on the "
+                                     "state at t_n through the sliding velocity)")
         if not isinstance(objective, Objective):
             raise ParameterError("objective", objective, "a fxrod.adjoint.Objective")
         if not parameters or not all(isinstance(p, Parameter) for p in parameters):

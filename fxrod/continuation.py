@@ -36,7 +36,25 @@ of negative pivots (INFOG(12), equal to the number of negative eigenvalues, ICNT
 that it is counted on the root node under MPI too) at no extra cost: the same factorisation
 solves the bordered system. This counts double eigenvalues (a column with equal bending
 stiffnesses) that the sign of the determinant misses, and needs no eigenvalue iteration
-(SLEPc) at every point. A change of the index between two points is located by bisection in
+(SLEPc) at every point.
+
+Non-symmetric tangents. Follower loads, end or distributed moments (a spatial moment does
+virtual work on the rotation ``1/2 sum_k d_k x delta d_k``: its load stiffness
+``1/2 sum_k delta d_k . (m x Delta d_k)`` is skew) and spatial-formulation actuators make the
+tangent non-symmetric. Such a model is factorised by MUMPS LU (also any model with
+``ArcLengthSettings(factorisation="lu")``), and the inertia is not available: MUMPS computes
+the determinant with the factors, and the index becomes its parity, 0 or 1,
+``sign det(D J) (-1)^(n_sigma + n_lambda)`` = the sign of the determinant of the stiffness
+reduced to the constraint manifold (the block determinant of the saddle point,
+``det(-C) det(G G^T)`` times it, holds for a non-symmetric stiffness as well): the parity of
+its number of negative real eigenvalues (complex pairs have a positive product). A simple
+real eigenvalue crossing zero (a limit point, a divergence bifurcation) flips it; two real
+eigenvalues crossing together (a double one, e.g. equal bending stiffnesses) or turning into
+a complex pair leave it unchanged, and under non-conservative loads a parity of 0 does not
+mean stable (flutter is a dynamic instability: Beck's column has no static critical load).
+For a symmetric tangent the parity is the index modulo 2.
+
+A change of the index between two points is located by bisection in
 the arc length; it is a limit point if the load-factor component of the path tangent changes
 sign there, else a bifurcation. At a bifurcation the critical mode (inverse iteration with the
 factorised tangent) can start the bifurcated branch: branch switching.
@@ -74,6 +92,11 @@ from fxrod.settings import SolverSettings
 #: Codes of the ``event`` column: a regular point, a located limit point, a bifurcation.
 EVENTS = {"point": 0, "limit": 1, "bifurcation": 2}
 
+#: Factorisations of the tangent (:class:`ArcLengthSettings`): ``"auto"`` (LDL^T and the
+#: index where the model's tangent is symmetric, LU and the parity of the index where it has
+#: follower loads, moments or spatial actuators) and ``"lu"`` (LU and the parity always).
+FACTORISATIONS = ("auto", "lu")
+
 
 @dataclass(frozen=True)
 class ArcLengthSettings:
@@ -110,6 +133,9 @@ class ArcLengthSettings:
     branch_sign : int
         Side of the bifurcated branch (+1 or -1): the sign of the critical mode, whose
         largest nodal position component is positive. Default +1.
+    factorisation : {"auto", "lu"}
+        Factorisation of the tangent and the stability information it gives
+        (:data:`FACTORISATIONS`, module docstring). Default ``"auto"``.
     """
 
     ds: float = 0.1
@@ -124,6 +150,7 @@ class ArcLengthSettings:
     critical_rtol: float = 1e-9
     switch_branch: bool = False
     branch_sign: int = 1
+    factorisation: str = "auto"
 
     def __post_init__(self) -> None:
         check_positive("ds_min", self.ds_min)
@@ -149,6 +176,9 @@ class ArcLengthSettings:
             raise ParameterError("critical_rtol", self.critical_rtol, "in (0, 0.1)")
         if self.branch_sign not in (1, -1):
             raise ParameterError("branch_sign", self.branch_sign, "+1 or -1")
+        if self.factorisation not in FACTORISATIONS:
+            raise ParameterError("factorisation", self.factorisation,
+                                 f"one of {FACTORISATIONS}")
 
 
 def _set_inputs(model, lam: float) -> None:
@@ -161,7 +191,8 @@ def _set_inputs(model, lam: float) -> None:
 
 class TangentSolver:
     """All linear algebra of the continuation: the residual, its load-factor derivative,
-    the symmetrised tangent, its MUMPS LDL^T factorisation (with its inertia) and solves.
+    the tangent with its compliance rows negated, its MUMPS factorisation (LDL^T with the
+    inertia, or LU with the sign of the determinant: module docstring) and solves.
 
     With joints (``model.reduction``, theory §2.7) the tangent is reduced, ``T^T J T`` with
     its Dirichlet rows and columns set to the identity, and :meth:`solve` and
@@ -177,10 +208,14 @@ class TangentSolver:
         A quasi-static model with the end-point evaluation.
     icntl : dict of int to int
         MUMPS ICNTL values (:meth:`fxrod.settings.SolverSettings.icntl`).
+    symmetric : bool
+        True: the tangent is symmetric (checked at every factorisation), LDL^T and the index;
+        False: LU and the parity of the index.
     """
 
-    def __init__(self, model, icntl: dict[int, int]) -> None:
+    def __init__(self, model, icntl: dict[int, int], symmetric: bool = True) -> None:
         self.model = model
+        self.symmetric = bool(symmetric)
         self.F, self.J = jit.forms([model.F, ufl.derivative(model.F, model.w)])
         self.A = create_matrix(self.J)
         imap = model.space.W.dofmap.index_map
@@ -210,7 +245,9 @@ class TangentSolver:
             red.restrict(self.D.array, self.D_r)
         # negative eigenvalues of the tangent of a stable equilibrium (module docstring)
         self.offset = model.comm.allreduce(int(sig.size + mult.size), op=MPI.SUM)
-        self.direct = mumps.DirectSolver(model.comm, icntl, factor="ldlt")
+        self.direct = (mumps.DirectSolver(model.comm, icntl, factor="ldlt") if self.symmetric
+                       else mumps.DirectSolver(model.comm, icntl, factor="lu",
+                                               determinant=True))
         self._checked = False
         self._b = self.A.createVecLeft()
 
@@ -247,13 +284,14 @@ class TangentSolver:
         return rp
 
     def factorise(self) -> int:
-        """Assemble and factorise the symmetrised tangent at the current ``model.w``;
-        return the stability index (negative eigenvalues of the reduced stiffness).
+        """Assemble and factorise the tangent at the current ``model.w``; return the
+        stability index (negative eigenvalues of the reduced stiffness), or its parity (0 or
+        1) with the LU factorisation.
 
         Raises
         ------
         ParameterError
-            If the tangent is not symmetric (follower loads, non-conservative extensions).
+            If the tangent factorised by LDL^T is not symmetric.
         ConvergenceError
             If MUMPS fails (an exactly singular tangent).
         """
@@ -283,11 +321,12 @@ class TangentSolver:
             A = self.Ar
         # at every point: a term whose asymmetry grows with the load (zero at the start)
         # would otherwise be factorised as symmetric from one triangle, in silence
-        if not A.isSymmetric(1e-9 * A.norm(PETSc.NormType.INFINITY)):
+        if self.symmetric and not A.isSymmetric(1e-9 * A.norm(PETSc.NormType.INFINITY)):
             raise ParameterError("model", "a non-symmetric tangent",
                                  "conservative (dead loads, elastic extensions) for the "
-                                 "arc-length continuation")
-        if not self._checked:
+                                 "LDL^T of the arc-length continuation (or "
+                                 "ArcLengthSettings(factorisation='lu'))")
+        if self.symmetric and not self._checked:
             A.setOption(PETSc.Mat.Option.SYMMETRIC, True)
             A.setOption(PETSc.Mat.Option.SPD, False)
             self._checked = True
@@ -295,7 +334,13 @@ class TangentSolver:
             self.direct.factor(A)
         except RuntimeError as err:
             raise ConvergenceError(math.nan, math.nan, str(err)) from None
-        return self.direct.negative_eigenvalues() - self.offset
+        if self.symmetric:
+            return self.direct.negative_eigenvalues() - self.offset
+        try:
+            sign = self.direct.determinant_sign() * (-1) ** self.offset
+        except RuntimeError as err:
+            raise ConvergenceError(math.nan, math.nan, str(err)) from None
+        return 0 if sign > 0 else 1
 
     def _add_terms(self, A: PETSc.Mat) -> None:
         """Add the blocks of the registered non-local terms to the assembled ``A``."""
@@ -324,8 +369,9 @@ class TangentSolver:
         return x
 
     def critical_mode(self, iterations: int = 8) -> np.ndarray:
-        """Owned entries of the eigenvector of the factorised (symmetrised) tangent nearest
-        to zero, by inverse iteration from a fixed start vector, normalised to unit 2-norm."""
+        """Owned entries of the (right) eigenvector of the factorised tangent nearest to
+        zero, by inverse iteration from a fixed start vector, normalised to unit 2-norm (a
+        real one near a crossing of a simple real eigenvalue)."""
         M = self.A if self.red is None else self.Ar
         x = M.createVecRight()
         r0 = x.getOwnershipRange()[0]
@@ -356,7 +402,9 @@ class PathPoint:
     s : float
         Accumulated arc length [m].
     index : int
-        Negative eigenvalues of the reduced tangent stiffness (0: stable).
+        Negative eigenvalues of the reduced tangent stiffness (0: stable); with the LU
+        factorisation their parity, 0 or 1 (:attr:`Continuation.symmetric`, module
+        docstring).
     event : str
         ``"point"``, ``"limit"`` or ``"bifurcation"`` (a located critical point).
     newton_its : int
@@ -376,6 +424,17 @@ class PathPoint:
     displacements: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def non_symmetric(model) -> list[str]:
+    """The model's loads and extensions whose tangent is not symmetric: follower loads,
+    moments (spatial or follower) and spatial-formulation actuators (module docstring)."""
+    out = [f"{type(ld).__name__} (follower)" for ld in model.loads
+           if getattr(ld, "follower", False)]
+    out += [f"{type(ld).__name__} (moment)" for ld in model.loads
+            if not getattr(ld, "follower", False) and getattr(ld, "moment", None) is not None]
+    return out + [f"{ext.name} (spatial)" for ext in model.extensions
+                  if getattr(ext, "formulation", None) == "spatial"]
+
+
 class Continuation:
     """Arc-length continuation of a quasi-static model (module docstring).
 
@@ -385,9 +444,9 @@ class Continuation:
         Quasi-static, end-point evaluation, fixed supports, no extension with own fields,
         contact (:class:`fxrod.forms.contact.Contact`, :class:`fxrod.forms.rodcontact.
         RodContact`) frictionless and undamped; its loads (and obstacle motions) are
-        functions of the load factor, dead forces only (a spatial moment does virtual work
-        on the rotation ``1/2 sum_k d_k x delta d_k``: its load stiffness is skew, the
-        tangent not symmetric). The path starts at its state ``w0`` (an equilibrium
+        functions of the load factor. Follower loads, moments and spatial-formulation
+        actuators (a non-symmetric tangent) are factorised by LU, and the index is then its
+        parity (module docstring). The path starts at its state ``w0`` (an equilibrium
         at ``lam0``).
     settings : ArcLengthSettings, optional
         Arc-length options.
@@ -427,16 +486,7 @@ class Continuation:
         if any(ext.fields() for ext in model.extensions):
             raise ParameterError("extensions", [e.name for e in model.extensions],
                                  "none with own (history) fields")
-        if any(getattr(ld, "follower", False) for ld in model.loads):
-            raise ParameterError("loads", "a follower load", "dead loads (symmetric tangent)")
-        if any(getattr(ld, "moment", None) is not None for ld in model.loads):
-            raise ParameterError("loads", "a moment", "forces only in the arc-length "
-                                 "continuation (a spatial moment's load stiffness is skew)")
         for ext in model.extensions:
-            if getattr(ext, "formulation", None) == "spatial":
-                raise ParameterError(f"{ext.name}.formulation", "spatial",
-                                     "'material' in the arc-length continuation (the "
-                                     "spatial actuator stress has a non-symmetric tangent)")
             if isinstance(ext, Contact):
                 for name, value in (("friction", max(ext.mu_a, ext.mu_l, ext.mu_b)),
                                     ("damping", ext.damping)):
@@ -451,7 +501,9 @@ class Continuation:
             if not 0.0 <= check_finite(f"points[{name!r}]", s) <= length:
                 raise ParameterError(f"points[{name!r}]", s, f"in [0, {length:g}] m")
         _set_inputs(model, lam0)
-        self.linear = TangentSolver(model, solver.icntl(model.comm.size))
+        #: True: LDL^T and the index; False: LU and its parity (module docstring)
+        self.symmetric = settings.factorisation == "auto" and not non_symmetric(model)
+        self.linear = TangentSolver(model, solver.icntl(model.comm.size), self.symmetric)
         n = self.linear.n_owned
         qmap = np.asarray(model.space.q_map)
         qmap = qmap[qmap < n].reshape(-1, 12)
@@ -692,4 +744,5 @@ class Continuation:
                 w.write(r)
 
 
-__all__ = ["EVENTS", "ArcLengthSettings", "Continuation", "PathPoint", "TangentSolver"]
+__all__ = ["EVENTS", "FACTORISATIONS", "ArcLengthSettings", "Continuation", "PathPoint",
+           "TangentSolver", "non_symmetric"]

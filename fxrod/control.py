@@ -103,10 +103,11 @@ class ActuationPort:
         rate = strain_rate(q, q.dx(0), v, v.dx(0))
         s = ufl.SpatialCoordinate(m.mesh)[0]
         tol = _S_TOL * m.rod.length
+        # each actuator's extent in mesh coordinates (its member's, on a structure)
+        ranges = np.concatenate([e.mesh_ranges() for e in self.actuations])
         forms = []
-        for a in self.actuators:
-            chi = 1.0 if a.s_range is None else ufl.conditional(
-                ufl.And(ufl.ge(s, a.s_range[0] - tol), ufl.le(s, a.s_range[1] + tol)), 1.0, 0.0)
+        for a, (xa, xb) in zip(self.actuators, ranges, strict=True):
+            chi = ufl.conditional(ufl.And(ufl.ge(s, xa - tol), ufl.le(s, xb + tol)), 1.0, 0.0)
             sig = a.material_stress(eps, 1.0, chi, [float(x) for x in a.offset])
             forms.append(fem.form(-ufl.dot(rate, sig) * m.ctx.dx))
         return forms

@@ -126,10 +126,10 @@ def _actuator_forces(model, port: ActuationPort, iq: np.ndarray) -> np.ndarray:
     rate = strain_rate(q, q.dx(0), wq, wq.dx(0))
     s = ufl.SpatialCoordinate(model.mesh)[0]
     tol = _S_TOL * model.rod.length
+    ranges = np.concatenate([e.mesh_ranges() for e in port.actuations])
     cols = []
-    for a in port.actuators:
-        chi = 1.0 if a.s_range is None else ufl.conditional(
-            ufl.And(ufl.ge(s, a.s_range[0] - tol), ufl.le(s, a.s_range[1] + tol)), 1.0, 0.0)
+    for a, (xa, xb) in zip(port.actuators, ranges, strict=True):
+        chi = ufl.conditional(ufl.And(ufl.ge(s, xa - tol), ufl.le(s, xb + tol)), 1.0, 0.0)
         sig = a.material_stress(eps, 1.0, chi, [float(x) for x in a.offset])
         b = assemble_vector(fem.form(-ufl.dot(rate, sig) * model.ctx.dx))
         cols.append(b.getArray(readonly=True)[iq].copy())

@@ -3,8 +3,9 @@
 Every MUMPS factorisation in fxrod is set up here with the ICNTL values of one
 :class:`fxrod.settings.SolverSettings` (:meth:`~fxrod.settings.SolverSettings.icntl`): the
 LU of the Newton solvers (inside PETSc SNES, :func:`snes_options` and :func:`configure`), the
-chain solver's fallback, the continuation's LDL^T with its inertia, the shift-invert of modes
-and buckling, and the adjoint's transpose solves (:class:`DirectSolver`).
+chain solver's fallback, the continuation's LDL^T with its inertia (or, for a non-symmetric
+tangent, its LU with the sign of the determinant), the shift-invert of modes and buckling,
+and the adjoint's transpose solves (:class:`DirectSolver`).
 
 The settings' ICNTL defaults are tuned for Newton's step matrices, whose solves the next
 iterate corrects (no scaling: :data:`fxrod.settings.MUMPS_DEFAULTS`). A factorisation whose
@@ -30,7 +31,8 @@ import itertools
 
 from petsc4py import PETSc
 
-#: The factorisations: ``"lu"`` (general) and ``"ldlt"`` (symmetric indefinite, with the
+#: The factorisations: ``"lu"`` (general; the sign of the determinant on request:
+#: :meth:`DirectSolver.determinant_sign`) and ``"ldlt"`` (symmetric indefinite, with the
 #: inertia: :meth:`DirectSolver.negative_eigenvalues`).
 FACTORS = {"lu": PETSc.PC.Type.LU, "ldlt": PETSc.PC.Type.CHOLESKY}
 
@@ -130,14 +132,18 @@ class DirectSolver:
     scaled : bool
         Keep MUMPS's scaling (default: an analysis's solves, module docstring); False for
         Newton's step matrices.
+    determinant : bool
+        Let MUMPS compute the determinant with the factors (ICNTL(33) = 1; the scaling and
+        the permutations accounted for): :meth:`determinant_sign`. Default False.
     """
 
     def __init__(self, comm, icntl: dict[int, int], factor: str = "lu",
-                 scaled: bool = True) -> None:
+                 scaled: bool = True, determinant: bool = False) -> None:
         if factor not in FACTORS:
             raise ValueError(f"factor: {factor!r} not one of {sorted(FACTORS)}")
         self.factor_kind = factor
-        self.icntl = dict(icntl)
+        self.determinant = bool(determinant)
+        self.icntl = {**icntl, 33: 1} if self.determinant else dict(icntl)
         self.scaled = scaled
         self.ksp = PETSc.KSP().create(comm)
         self.ksp.setOptionsPrefix(new_prefix("mumps"))
@@ -185,6 +191,17 @@ class DirectSolver:
         if self.factor_kind != "ldlt":
             raise ValueError("negative_eigenvalues needs the 'ldlt' factorisation")
         return int(self.ksp.getPC().getFactorMatrix().getMumpsInfog(12))
+
+    def determinant_sign(self) -> int:
+        """Sign (+1 or -1) of the determinant of the last factorised matrix: the sign of
+        its mantissa RINFOG(12) (the determinant is RINFOG(12) 2^INFOG(34), global on every
+        rank). Needs ``determinant=True``."""
+        if not self.determinant:
+            raise ValueError("determinant_sign needs determinant=True")
+        mantissa = self.ksp.getPC().getFactorMatrix().getMumpsRinfog(12)
+        if not mantissa:
+            raise RuntimeError("MUMPS reported a zero determinant (an exactly singular matrix)")
+        return 1 if mantissa > 0.0 else -1
 
     def destroy(self) -> None:
         """Free the factorisation."""

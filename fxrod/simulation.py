@@ -1,7 +1,10 @@
 """A run: step a rod model, record its probes (time-series CSV), centreline snapshots and
 ParaView frames. Only MPI rank 0 writes files. A controller on the actuation port
 (:mod:`fxrod.control`) and per-step callbacks with the full arrays (:mod:`fxrod.callbacks`)
-run inside the same loop (serial runs).
+run inside the same loop (serial runs). The stepper is a Cosserat
+:class:`fxrod.integrators.Integrator` or a companion formulation's
+:class:`fxrod.stepper.CompanionStepper` (the planar ANCF beam's central difference, the Hamel
+lattice), recorded through the same probes, CSV, checkpoints, restart and signal handling.
 
 Faults end a run with one line: a file that cannot be written (disk full, directory removed
 or made read-only, handle error) raises :class:`fxrod.errors.OutputError` on every rank,
@@ -18,7 +21,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +44,7 @@ from fxrod.io import (
 )
 from fxrod.paraview import PVDWriter, sample_dg1, sample_p2_curve
 from fxrod.probes import default_probes
+from fxrod.stepper import CompanionStepper, split_state
 
 #: Columns of ``DIR/<name>_internal_forces.csv`` (one block of rows per snapshot time):
 #: time [s], arc length [m], element index, material N [N], M [N m], spatial n [N], m [N m].
@@ -117,13 +121,35 @@ def _snapshot_key(t: float, wanted: list[float], h: float) -> float:
     return float(f"{t:.12g}")
 
 
+#: Which steps a run records (``record_every``) or writes to its CSV (``csv_every``):
+#: every k-th step and the last one, or the steps ``n`` for which ``rule(n)`` is true.
+StepRule = int | Callable[[int], bool]
+
+
+def _check_rule(name: str, rule: StepRule) -> StepRule:
+    """A :data:`StepRule` checked."""
+    if callable(rule):
+        return rule
+    if isinstance(rule, bool) or not isinstance(rule, int | np.integer) or rule < 1:
+        raise ParameterError(name, rule, "an integer >= 1 or a function step -> bool")
+    return int(rule)
+
+
+def _due(rule: StepRule, step: int, last: bool) -> bool:
+    """Whether ``rule`` takes ``step`` (``last``: the run's last step)."""
+    return bool(rule(step)) if callable(rule) else step % rule == 0 or last
+
+
 class Simulation:
-    """Run an :class:`fxrod.integrators.Integrator` and record its output.
+    """Run a stepper and record its output.
 
     Parameters
     ----------
-    integrator : Integrator
-        Stepper (holds the model).
+    integrator : Integrator or fxrod.stepper.CompanionStepper
+        Stepper: a Cosserat :class:`fxrod.integrators.Integrator` (holds the model) or a
+        companion formulation's stepper (:class:`fxrod.ancf.steppers.CentralDifferenceStepper`,
+        :class:`fxrod.hamel.HamelStepper`), which names its own probes, fingerprint and
+        centreline; a companion run takes no controller, callbacks or ParaView frames.
     out_dir : path-like or None
         Output directory (None: nothing is written, rows are kept in memory).
     name : str
@@ -145,7 +171,8 @@ class Simulation:
         Suppress the progress bar.
     checkpoint_every : int
         Write a checkpoint every k steps, at the end and on failure/interrupt (0: never);
-        the last two are kept (:mod:`fxrod.checkpoint`).
+        the last two are kept (:mod:`fxrod.checkpoint`). A companion stepper's state is
+        saved as its scalars and arrays (:func:`fxrod.checkpoint.save_arrays`).
     restart : path-like, optional
         Continue from the checkpoint in this directory (``DIR/<name>_checkpoint.npz``) or
         file; it must be of the same problem (:func:`fxrod.checkpoint.fingerprint`). The
@@ -167,6 +194,13 @@ class Simulation:
         :class:`fxrod.callbacks.State` (a plain callable: every step); an ArrayRecorder
         writes ``DIR/<name>_<recorder name>.npz`` when ``run`` returns or stops
         (:mod:`fxrod.callbacks`). Serial runs without ``restart`` only.
+    record_every : int or callable ``step -> bool``
+        Record a row (probes, ``rows``) every k-th step and at the run's last step, or at
+        the steps for which the function is true (the initial state is step 0).
+    csv_every : int or callable ``step -> bool``
+        Of the recorded rows, write to the CSV those of every k-th step and of the last
+        step, or of the steps for which the function is true. Rows kept in memory but not
+        written are saved in the checkpoint, so that a restart has them all.
 
     Attributes
     ----------
@@ -185,7 +219,10 @@ class Simulation:
         The recorded rows.
     snapshots : dict of float to ndarray
         Kept centrelines ``(n_nodes, 3)`` [m] (rank 0; empty arrays elsewhere) by the time
-        [s] of their step.
+        [s] of their step; of a companion stepper, its :meth:`centreline` (positions [m]
+        first, a Hamel lattice's directors after them).
+    companion : bool
+        Whether the stepper is a companion formulation's (no rod model: ``model`` is None).
     control : fxrod.control.ZeroOrderHold or None
         The controller's hold (``control.history``: t_n and the forces of every call).
     callbacks : list of Callback or ArrayRecorder
@@ -207,11 +244,28 @@ class Simulation:
         load: LoadParameter | None = None,
         controller: Controller | None = None,
         callbacks: Sequence = (),
+        record_every: StepRule = 1,
+        csv_every: StepRule = 1,
     ) -> None:
         self.integ = integrator
-        self.model = integrator.model
-        self.comm = self.model.comm
+        self.model = getattr(integrator, "model", None)
+        self.companion = self.model is None
+        if self.companion and not isinstance(integrator, CompanionStepper):
+            raise ParameterError("integrator", type(integrator).__name__, "a fxrod "
+                                 "Integrator or a fxrod.stepper.CompanionStepper")
+        if self.companion and (controller is not None or callbacks or paraview_every):
+            what = ("a controller" if controller is not None else "callbacks" if callbacks
+                    else f"paraview_every = {paraview_every}")
+            raise ParameterError("companion stepper", type(integrator).__name__,
+                                 f"without {what} (controllers, callbacks and ParaView "
+                                 "frames read a rod model's fields)")
+        self.comm = integrator.comm if self.companion else self.model.comm
         self.name = name
+        self.record_every = _check_rule("record_every", record_every)
+        self.csv_every = _check_rule("csv_every", csv_every)
+        self._t_end: float | None = None
+        self._csv_rows = 0           # rows the CSV holds (or would, without out_dir)
+        self._rows_in_csv = self.csv_every == 1     # else rows are checkpointed
         self.callbacks = self._check_callbacks(callbacks)
         if controller is not None or self.callbacks:
             what = "a controller" if controller is not None else "callbacks"
@@ -228,7 +282,7 @@ class Simulation:
         if self._port is None and wanted & {"inputs", "port_outputs"}:
             raise ParameterError("ArrayRecorder fields", sorted(wanted), "without 'inputs' "
                                  "and 'port_outputs' on a model without actuators")
-        static = bool(getattr(self.model, "quasistatic", False))
+        static = bool(getattr(self.model, "quasistatic", False))   # a companion: False
         if load is not None and not isinstance(load, LoadParameter):
             raise ParameterError("load", load, "a fxrod.io.LoadParameter or None")
         if load is not None and not static:
@@ -236,7 +290,8 @@ class Simulation:
                                  "time [s]); a load parameter names t of a quasi-static run")
         self.load = (load or LoadParameter()) if static else None
         self.out_dir = None if out_dir is None else Path(out_dir)
-        self.probes = default_probes(self.model) + list(probes)
+        self.probes = (integrator.probes() if self.companion
+                       else default_probes(self.model)) + list(probes)
         self.units = {"t": "s"}
         for pr in self.probes:
             for c, u in pr.columns.items():
@@ -245,7 +300,9 @@ class Simulation:
                 self.units[c] = u
         if static:
             self.units.update(t="-", **({"h": "-"} if "h" in self.units else {}))
-        self.columns = [c for c in STANDARD_COLUMNS if c in self.units]
+        # a companion's columns in its probes' order (the formulation's CSV contract)
+        self.columns = [] if self.companion else [c for c in STANDARD_COLUMNS
+                                                  if c in self.units]
         self.columns += [c for c in self.units if c not in self.columns]
         if static:
             self.columns = [c for c in self.columns if c not in STATIC_OMITTED]
@@ -324,7 +381,8 @@ class Simulation:
     def fingerprint(self) -> dict[str, str]:
         """The problem's :func:`fxrod.checkpoint.fingerprint` (collective on first use)."""
         if self._fingerprint is None:
-            self._fingerprint = checkpoint.fingerprint(self.integ)
+            self._fingerprint = (self.integ.fingerprint() if self.companion
+                                 else checkpoint.fingerprint(self.integ))
         return self._fingerprint
 
     def write_checkpoint(self) -> None:
@@ -340,10 +398,18 @@ class Simulation:
         if self._checkpoint_step == self.integ.step_count:
             return
         st = self.integ.get_state()
-        st.update(ledger=self.model.ledger.get_state(), fingerprint=self.fingerprint,
-                  snapshots_taken=sorted(self._taken), snapshot_t=list(self.snapshots))
+        run = dict(fingerprint=self.fingerprint, snapshots_taken=sorted(self._taken),
+                   snapshot_t=list(self.snapshots), csv_rows=self._csv_rows)
         arrays = {"snapshots": np.array(list(self.snapshots.values()))}
-        checkpoint.save(self.checkpoint_path, self.model, st, arrays)
+        if not self._rows_in_csv:
+            run["row_columns"], arrays["rows"] = _pack_rows(self.history)
+        if self.companion:
+            scalars, own = split_state(st)
+            checkpoint.save_arrays(self.checkpoint_path, self.comm, {**scalars, **run},
+                                   {**arrays, **{f"state_{k}": v for k, v in own.items()}})
+        else:
+            st.update(ledger=self.model.ledger.get_state(), **run)
+            checkpoint.save(self.checkpoint_path, self.model, st, arrays)
         self._checkpoint_t = float(self.integ.t)
         self._checkpoint_step = self.integ.step_count
 
@@ -351,9 +417,20 @@ class Simulation:
         path = Path(restart)
         if path.is_dir():
             path = path / f"{self.name}_{CHECKPOINT_NAME}"
-        st = checkpoint.load(path, self.model, self.fingerprint)
-        self.integ.set_state(st)
-        self.model.ledger.set_state(st["ledger"])
+        if self.companion:
+            st = checkpoint.load_arrays(path, self.comm, self.fingerprint)
+            self.integ.set_state(st | {k.removeprefix("state_"): v
+                                       for k, v in st["arrays"].items()
+                                       if k.startswith("state_")})
+        else:
+            st = checkpoint.load(path, self.model, self.fingerprint)
+            self.integ.set_state(st)
+            self.model.ledger.set_state(st["ledger"])
+        self._csv_rows = int(st.get("csv_rows", self.integ.step_count + 1))
+        if "rows" in st["arrays"]:     # rows kept in memory but not all in the CSV
+            rows = _unpack_rows(st["row_columns"], st["arrays"]["rows"])
+            for row in rows if self.keep_rows else rows[-1:]:
+                self.history.append(row)
         self._taken = set(st.get("snapshots_taken", ()))
         self._checkpoint_t, self._checkpoint_step = self.integ.t, self.integ.step_count
         kept = st["arrays"].get("snapshots", np.empty((0, 0, 3)))
@@ -362,11 +439,12 @@ class Simulation:
         return self.integ.step_count
 
     def _resume_files(self, csv_path: Path, step: int) -> None:
-        """Cut the CSV back to the checkpoint's step and read its rows back (rank 0 reads,
-        every rank gets them); cut the internal forces after the checkpoint's time."""
+        """Cut the CSV back to the checkpoint's rows and read them back (rank 0 reads,
+        every rank gets them; unless the rows come from the checkpoint); cut the internal
+        forces after the checkpoint's time."""
         rows = None
         if self.comm.rank == 0:
-            truncate_csv(csv_path, step + 1)
+            truncate_csv(csv_path, self._csv_rows)
             truncate_csv(self.out_dir / f"{self.name}_internal_forces.csv",
                          t_max=self.integ.t)
             data = read_csv(csv_path) if csv_path.exists() else {}
@@ -375,10 +453,11 @@ class Simulation:
             rows = ([{k: float(v[i]) for k, v in data.items()
                       if k in self.units and np.isfinite(v[i])} for i in range(first, n)], n)
         rows, n = self.comm.bcast(rows, root=0) if self.comm.size > 1 else rows
-        for row in rows:
-            self.history.append(row)
+        if self._rows_in_csv:
+            for row in rows:
+                self.history.append(row)
         self._csv_t = float(rows[-1]["t"]) if rows else float("nan")
-        self._row_missing = 0 < n < step + 1
+        self._row_missing = 0 < n < self._csv_rows
         self._internal_written = True             # append to the snapshot file
 
     # ------------------------------------------------------------------
@@ -415,24 +494,41 @@ class Simulation:
             c.finish(self.out_dir, self.name)
 
     def centreline(self):
-        """Gathered nodal ``(s, q)`` on rank 0 (None elsewhere)."""
+        """Gathered nodal ``(s, q)`` on rank 0 (None elsewhere); of a companion stepper its
+        :meth:`fxrod.stepper.CompanionStepper.centreline` (every rank)."""
+        if self.companion:
+            return self.integ.centreline()
         return self.model.nodes.gather_nodes()
 
     def _record(self, res=None) -> None:
-        """Record the state of the last step: its row, snapshot and ParaView frame. A file
+        """Record the state of the last step: its row (if :attr:`record_every` takes the
+        step; in the CSV if :attr:`csv_every` does too), snapshot and ParaView frame. A file
         that cannot be written is kept in ``_io_error`` (rank 0) for :meth:`_check_io`."""
-        row = self._row(res)
-        if not self.keep_rows:
-            self.history.rows.clear()
-        self.history.append(row)
-        if self.csv is not None:
-            self._write(self.csv.write, row)
-            if self._io_error is None:
-                self._csv_t = float(row["t"])
+        step = self.integ.step_count
+        last = self._t_end is not None and abs(self.integ.t - self._t_end) <= 1e-12 * max(
+            1.0, abs(self._t_end))
+        if _due(self.record_every, step, last):
+            row = self._row(res)
+            if not self.keep_rows:
+                self.history.rows.clear()
+            self.history.append(row)
+            if _due(self.csv_every, step, last):
+                self._csv_rows += 1
+                if self.csv is not None:
+                    self._write(self.csv.write, row)
+                    if self._io_error is None:
+                        self._csv_t = float(row["t"])
         t = float(self.integ.t)
         h = self.integ.h
         want_snap = [ts for ts in self.snapshot_times
                      if ts not in self._taken and abs(t - ts) <= 0.5 * h * (1 + 1e-9)]
+        if self.companion:
+            if want_snap:
+                self._taken.update(want_snap)
+                c = self.integ.centreline()
+                self.snapshots[_snapshot_key(t, want_snap, h)] = (
+                    c.copy() if self.comm.rank == 0 else np.empty((0, c.shape[1])))
+            return
         want_pvd = self.pvd is not None and self.integ.step_count % self.paraview_every == 0
         if not (want_snap or want_pvd):
             return
@@ -514,6 +610,7 @@ class Simulation:
         if not (isinstance(t_end, int | float) and math.isfinite(t_end)) or t_end < 0:
             raise ParameterError("t_end", t_end, ">= 0 and finite")
         progress = Progress(t_end, self.comm, quiet=self.quiet)
+        self._t_end = float(t_end)
         try:
             with caught_signals() as stop:
                 self._run_steps(t_end, progress, stop)
@@ -580,3 +677,21 @@ class Simulation:
     def column(self, name: str) -> np.ndarray:
         """One recorded column as an array."""
         return self.history.column(name)
+
+
+def _pack_rows(history: History) -> tuple[dict, np.ndarray]:
+    """Rows for a checkpoint: their columns (and which hold integers) and one float array
+    (NaN where a row has no value)."""
+    columns = history.columns
+    ints = sorted({c for r in history.rows for c, v in r.items()
+                   if isinstance(v, int | np.integer)})
+    rows = np.array([[float(r.get(c, np.nan)) for c in columns] for r in history.rows])
+    return {"columns": columns, "int_columns": ints}, rows.reshape(len(history.rows), -1)
+
+
+def _unpack_rows(columns: dict, rows: np.ndarray) -> list[dict]:
+    """The rows of :func:`_pack_rows` (the same values, integers as integers)."""
+    ints = set(columns["int_columns"])
+    return [{c: int(v) if c in ints else float(v)
+             for c, v in zip(columns["columns"], row, strict=True) if not np.isnan(v)}
+            for row in rows]

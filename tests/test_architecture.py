@@ -21,7 +21,7 @@ LAYERS: dict[str, int] = {
     "fxrod.bcs": 1, "fxrod.loads": 1, "fxrod.geometry": 1, "fxrod.joints": 1,
     "fxrod.structure": 1, "fxrod.obstacles": 1, "fxrod.backends": 1,
     # 2: shared solving and recording machinery
-    "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2,
+    "fxrod.newton": 2, "fxrod.history": 2, "fxrod.reduction": 2, "fxrod.stepper": 2,
     "fxrod.fastnewton": 2,
     # 3: weak-form terms (one module per physics) and the companion formulations
     "fxrod.forms": 3, "fxrod.ancf": 3, "fxrod.hamel": 3,

@@ -39,8 +39,9 @@ ensembles, each against an independent reference:
   end force: the Euler-Bernoulli tip deflection ``F L^3 / (3 EI)``, the body adds no static
   term) and ``test_continuation_ensemble`` (each member's tip deflection ``a_k lambda F
   L^3 / (3 EI_k)``); ``test_continuation_refuses_what_turns_non_symmetric_on_the_path``:
-  the refusals of a spatial end moment and of a spatial-formulation actuator (tangents
-  symmetric at the start, not on the path).
+  the refusal of a non-symmetric tangent that the model does not declare (factorised by
+  LDL^T: symmetric at the start, not on the path). Follower loads, moments and spatial
+  actuators are factorised by LU: tests/test_continuation_nonsymmetric.py.
 """
 
 from __future__ import annotations
@@ -467,8 +468,8 @@ def test_continuation_rigid_body():
     centre of mass; inertia only: no static term) under the end force lambda F along z,
     F L^3 / (3 EI) = 1e-5 L: every point of the path deflects the tip by the Euler-Bernoulli
     closed form lambda F L^3 / (3 EI) to 1e-7 relative (the geometric nonlinearity, of
-    order (w / L)^2 = 1e-10). A spatial end moment is refused (its load stiffness is skew:
-    the tangent the continuation factorises as symmetric is not)."""
+    order (w / L)^2 = 1e-10). A spatial end moment (its load stiffness is skew) makes the
+    continuation factorise by LU."""
     from fxrod.continuation import ArcLengthSettings, Continuation
     from fxrod.forms.bodies import RigidBody
 
@@ -485,22 +486,20 @@ def test_continuation_rigid_body():
         assert abs(p.displacements["tip"][2] / (p.lam * F / (3 * STEEL.k_b1)) - 1.0) <= 1e-7
     moment = RodModel(rod, [EndLoad("L", moment=lambda lam: (0.0, lam, 0.0))], [Clamp("0")],
                       [body], quasistatic=True)
-    with pytest.raises(ParameterError, match="forces only in the arc-length continuation"):
-        Continuation(moment)
+    assert not Continuation(moment).symmetric
 
 
 def test_continuation_refuses_what_turns_non_symmetric_on_the_path():
-    """The tangent is checked at every point, not only at the start: a spatial-formulation
-    tendon (tension lambda T, zero at the start, where the tangent is symmetric) is refused
-    in one line before the path starts, and the check on the path refuses a model whose
-    tangent turns non-symmetric there (the same tendon with the refusal bypassed: the
+    """The LDL^T's tangent is checked at every point, not only at the start: a
+    spatial-formulation tendon (tension lambda T, zero at the start, where the tangent is
+    symmetric) is factorised by LU, and the check on the path refuses a model whose tangent
+    turns non-symmetric there and that does not declare it (the same tendon with the
     material formulation set back to spatial after the constructor)."""
     from fxrod.continuation import ArcLengthSettings, Continuation
     from fxrod.soft_arm import HookParameters, tendon_hook
 
     hook = HookParameters(n_elements=8)
-    with pytest.raises(ParameterError, match="'material' in the arc-length continuation"):
-        Continuation(tendon_hook(hook, formulation="spatial").model)
+    assert not Continuation(tendon_hook(hook, formulation="spatial").model).symmetric
     spatial = tendon_hook(hook, formulation="spatial").model
     act = spatial.extensions[0]
     act.formulation = "material"

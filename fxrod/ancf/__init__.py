@@ -26,6 +26,7 @@ from fxrod.ancf.material import BeamProperties, GradedModulus, blog_beam, graded
 from fxrod.ancf.modal import critical_time_step, eigenfrequencies, max_eigenfrequency
 from fxrod.ancf.steppers import (
     CentralDifference,
+    CentralDifferenceStepper,
     EnergyConsistentStepper,
     InstabilityError,
     StaticResult,
@@ -37,7 +38,8 @@ from fxrod.ancf.steppers import (
 
 __all__ = [
     "QUADRATURE", "STRAINS", "SUPPORTS",
-    "ANCFBeam", "BeamProperties", "CentralDifference", "EnergyConsistentStepper",
+    "ANCFBeam", "BeamProperties", "CentralDifference", "CentralDifferenceStepper",
+    "EnergyConsistentStepper",
     "GradedModulus", "InstabilityError", "StaticResult",
     "blog_beam", "critical_time_step", "default_settings", "eigenfrequencies",
     "energy_balance", "graded_modulus", "half_circle_tip", "max_eigenfrequency", "r1_beam",

@@ -58,6 +58,7 @@ from fxrod.errors import (
 from fxrod.history import History
 from fxrod.newton import NewtonSolver, snes_reason_name
 from fxrod.settings import SolverSettings
+from fxrod.stepper import StepInfo
 
 
 class InstabilityError(ConvergenceError):
@@ -363,6 +364,7 @@ class CentralDifference:
         a0 = self.acceleration(q0)
         self.q = q0
         self.q_prev = q0 - self.h * v + 0.5 * self.h**2 * a0
+        self._q_next: np.ndarray | None = None   # next_state() of the current state
 
     def acceleration(self, q: np.ndarray) -> np.ndarray:
         """``M^-1 (Q_ext - dU/dq)`` on the free dofs (zero on the fixed ones) [1/s^2 x dof]."""
@@ -385,6 +387,14 @@ class CentralDifference:
         ``t_end / h`` is one to 1e-9, else rounded up)."""
         return _n_steps(check_positive("t_end", t_end), self.h)
 
+    def next_state(self) -> np.ndarray:
+        """``q_{n+1} = 2 q_n - q_{n-1} + h^2 M^-1 [Q_ext - dU/dq(q_n)]`` of the current
+        state, computed once: the row of ``t_n`` needs it (``v_n``) and :meth:`step` takes
+        it."""
+        if self._q_next is None:
+            self._q_next = 2.0 * self.q - self.q_prev + self.h**2 * self.acceleration(self.q)
+        return self._q_next
+
     def step(self, history: History | None = None, n: int = 0) -> None:
         """Advance one step of size ``h``; append the row of the current time to
         ``history`` (if given) before stepping. ``n`` numbers the step in messages.
@@ -396,7 +406,7 @@ class CentralDifference:
             left at the last finite step).
         """
         beam, h = self.beam, self.h
-        q_next = 2.0 * self.q - self.q_prev + h**2 * self.acceleration(self.q)
+        q_next = self.next_state()
         if history is not None:
             T, U, W = self._energy(self.q_prev, self.q, q_next)
             _record(history, self.t, beam.tip(self.q), T, U, W, 0)
@@ -405,7 +415,7 @@ class CentralDifference:
             raise InstabilityError(
                 self.t, h, "central difference diverged",
                 f"step {n}, h/h_critical = {h / self.h_critical:.4g}")
-        self.q_prev, self.q = self.q, q_next
+        self.q_prev, self.q, self._q_next = self.q, q_next, None
         self.t += h
 
     def get_state(self) -> dict[str, np.ndarray | float]:
@@ -418,7 +428,7 @@ class CentralDifference:
         if q.shape != self.q.shape or q_prev.shape != self.q.shape:
             raise ParameterError("state", f"q of shape {q.shape}",
                                  f"q and q_prev of shape {self.q.shape}")
-        self.t, self.q, self.q_prev = float(st["t"]), q, q_prev
+        self.t, self.q, self.q_prev, self._q_next = float(st["t"]), q, q_prev, None
         self.beam.set_state(q)
 
     def run(self, t_end: float, record_every: int = 1,
@@ -535,3 +545,103 @@ class EnergyConsistentStepper:
             if n % record_every == 0 or n == n_steps:
                 _record(hist, self.t, self.beam.tip(self.r0.x.array), *self.energy(), its)
         return hist
+
+
+# ------------------------------------------------------------------------ recorded runs
+#: The columns of a central-difference row and their SI units (the order of its CSV).
+CD_COLUMNS: dict[str, str] = {
+    "kinetic": "J", "strain_energy": "J", "H": "J", "external_work": "J", "dissipated": "J",
+    "energy_residual": "J", "tip_1": "m", "tip_2": "m", "tip_3": "m", "newton_its": "-"}
+
+
+class CentralDifferenceProbe:
+    """The row of ``t_n`` of a :class:`CentralDifferenceStepper`: ``kinetic`` (with
+    ``v_n = (q_{n+1} - q_{n-1}) / 2h``), ``strain_energy``, ``H``, cumulative
+    ``external_work``, ``dissipated`` (0), ``energy_residual`` [J] over the interval since
+    the previous recorded row, ``tip_1..3`` [m] and ``newton_its`` (0)."""
+
+    columns = CD_COLUMNS
+
+    def __call__(self, sim, res) -> dict[str, float]:
+        cd = sim.integ.cd
+        T, U, W = cd._energy(cd.q_prev, cd.q, cd.next_state())
+        rows = History(sim.history.rows[-1:])
+        _record(rows, cd.t, cd.beam.tip(cd.q), T, U, W, 0)
+        return {c: rows.rows[-1][c] for c in CD_COLUMNS}
+
+
+class CentralDifferenceStepper:
+    """A :class:`CentralDifference` as a :class:`fxrod.stepper.CompanionStepper`, recorded
+    by :class:`fxrod.simulation.Simulation` (serial: ``MPI.COMM_SELF``).
+
+    Parameters
+    ----------
+    cd : CentralDifference
+        The explicit stepper (its fixed step ``cd.h`` [s]).
+    fingerprint : dict of str to str
+        What identifies the problem in a checkpoint
+        (:func:`fxrod.checkpoint.companion_fingerprint`).
+    per_element : int
+        Centreline points per element of a snapshot.
+    """
+
+    def __init__(self, cd: CentralDifference, fingerprint: dict[str, str],
+                 per_element: int = 4) -> None:
+        from mpi4py import MPI
+
+        self.cd = cd
+        self.comm = MPI.COMM_SELF
+        self._fingerprint = dict(fingerprint)
+        self.per_element = check_int_min("per_element", per_element, 1)
+        self.step_count = 0
+
+    @property
+    def t(self) -> float:
+        """Current time ``t_n`` [s]."""
+        return self.cd.t
+
+    @property
+    def h(self) -> float:
+        """The fixed step [s]."""
+        return self.cd.h
+
+    def step(self, h: float | None = None) -> StepInfo:
+        """One step of the fixed size ``cd.h`` (``h``: None or that size)."""
+        if h is not None and h != self.cd.h:
+            raise ParameterError("h", h, f"None or the fixed step {self.cd.h!r} s of the "
+                                 "central difference")
+        self.cd.step(None, self.step_count)
+        self.step_count += 1
+        return StepInfo(self.cd.t, self.cd.h, 0, math.nan)
+
+    def advance_to(self, t_end: float, callback=None) -> None:
+        """The steps to ``t_end`` [s] (the nearest whole number of steps from ``t``)."""
+        n = int(round((t_end - self.cd.t) / self.cd.h))
+        for _ in range(max(0, n)):
+            res = self.step()
+            if callback is not None:
+                callback(self, res)
+
+    def get_state(self) -> dict:
+        """``t``, ``q``, ``q_prev``, the step, its stability limit and the step count."""
+        return {**self.cd.get_state(), "h": self.cd.h, "h_critical": self.cd.h_critical,
+                "step_count": self.step_count}
+
+    def set_state(self, st: dict) -> None:
+        """Restore :meth:`get_state` (the stored step, so that the steps are bitwise those
+        of the uninterrupted run)."""
+        self.cd.h, self.cd.h_critical = float(st["h"]), float(st["h_critical"])
+        self.cd.set_state(st)
+        self.step_count = int(st["step_count"])
+
+    def probes(self) -> list:
+        """:class:`CentralDifferenceProbe`."""
+        return [CentralDifferenceProbe()]
+
+    def fingerprint(self) -> dict[str, str]:
+        """The problem's fingerprint as given."""
+        return self._fingerprint
+
+    def centreline(self) -> np.ndarray:
+        """Centreline points ``(n, 3)`` [m] of the current state (z = 0)."""
+        return self.cd.beam.centreline(self.cd.q, per_element=self.per_element)

@@ -12,7 +12,9 @@ round-robin to the ranks and gathered on rank 0 (:func:`run_all`).
 Files (:func:`finish`): ``DIR/ancf_graded_cantilever.csv`` (one row per grading: ``lam, n,
 tip_deflection`` [m], ``omega_1`` [rad/s], the linear-theory values, their relative gaps, the
 explicit step ``dt`` and its limit ``dt_critical`` [s], ``energy_error``),
-``..._release.csv`` (the releases' time series), ``..._tip.png``, ``..._shapes.png``,
+``..._release.csv`` (the releases' time series), each release's own recorded run
+``DIR/<label>.csv`` (:func:`label`; :class:`fxrod.simulation.Simulation`, with its
+checkpoint ``DIR/<label>_checkpoint.npz``), ``..._tip.png``, ``..._shapes.png``,
 ``..._curvature.png``, ``..._energy.png``, ``ancf_graded_cantilever.png`` (snapshots,
 deflection magnified) and ``ancf_graded_cantilever.pvd`` (ParaView frames of that release).
 
@@ -38,21 +40,15 @@ from fxrod.ancf import (
     solve_static,
 )
 from fxrod.ancf import linear_beam as lb
+from fxrod.ancf.steppers import CentralDifferenceStepper
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import wrote
-from fxrod.cases.stepping import (
-    Checkpoints,
-    pack_history,
-    raise_shared,
-    restart_file,
-    unpack_history,
-)
-from fxrod.checkpoint import companion_fingerprint, describe
+from fxrod.checkpoint import CHECKPOINT_NAME, companion_fingerprint, describe
 from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
 from fxrod.history import History
 from fxrod.io import CSVWriter, prepare_output_dir
 from fxrod.paraview import PVDWriter
-from fxrod.simulation import Interrupted
+from fxrod.simulation import Interrupted, Simulation
 
 NAME = "ancf_graded_cantilever"
 #: The gradings ``(lam, n)`` (``n = 1`` for the uniform beam, where it is moot).
@@ -121,57 +117,76 @@ def release(lam: float, n: float, n_elements: int, t_end: float, checkpoint_ever
             restart: Path | None = None, out: Path | None = None) -> dict:
     """The release of grading ``(lam, n)`` from the straight state under gravity: explicit central
     difference at 0.9 of the SLEPc stability limit over ``t_end`` [s] in :data:`N_FRAMES`
-    chunks (a snapshot at each chunk's start and at the end), every ``every``-th step
-    recorded. Checkpoints ``DIR/<label>_checkpoint.npz`` (:func:`label`) every
-    ``checkpoint_every`` steps into ``out``; ``restart``: continue from that checkpoint
-    (the stored step and stability limit are used, so the steps are bitwise those of an
-    uninterrupted run)."""
+    chunks (a snapshot at each chunk's start and at the end), every ``every``-th step of a
+    chunk recorded. A :class:`fxrod.simulation.Simulation` of the
+    :class:`fxrod.ancf.steppers.CentralDifferenceStepper` records it into ``out`` as
+    ``DIR/<label>.csv`` (:func:`label`), checkpointed every ``checkpoint_every`` steps;
+    ``restart``: continue from that checkpoint (the stored step and stability limit are
+    used, so the steps are bitwise those of an uninterrupted run)."""
     props = blog_beam(lam, n)
     dyn = ANCFBeam(props, N_ELEMENTS_DYNAMIC, gravity=(0.0, -GRAVITY))
-    ck = Checkpoints(out, label(lam, n), MPI.COMM_SELF, fingerprint(props, n_elements, t_end),
-                     checkpoint_every)
-    st = None if restart is None else ck.restore(restart)
-    cd = CentralDifference(dyn, safety=0.9,
-                           h_critical=None if st is None else st["h_critical"])
+    cd = CentralDifference(dyn, safety=0.9)
     every = max(1, int(np.ceil(t_end / cd.h)) // 2000)
     per_chunk = cd.steps(t_end / N_FRAMES)
-    hist, frames, frame_t, start = History(), [], [], 0
-    if st is not None:
-        arrays = st["arrays"]
-        cd.set_state({**arrays, "t": st["t"]})
-        hist = unpack_history(st["history"], arrays["rows"])
-        frames, frame_t, start = list(arrays["frames"]), list(st["frame_t"]), st["step"]
-
-    def state() -> tuple[dict, dict]:
-        columns, rows = pack_history(hist)
-        return ({"h_critical": cd.h_critical, "t": cd.t, "frame_t": frame_t,
-                 "history": columns},
-                {"q": cd.q, "q_prev": cd.q_prev, "rows": rows, "frames": np.array(frames)})
-
-    with ck:
-        for i in range(start, N_FRAMES * per_chunk):  # in chunks to keep snapshots
-            n = i % per_chunk
-            if n == 0:
-                frames.append(dyn.centreline(cd.q, per_element=4))
-                frame_t.append(cd.t)
-            try:
-                cd.step(hist if n % every == 0 else None, n)
-            except ConvergenceError:
-                ck.failed(i, state)
-                raise
-            ck.after_step(i + 1, cd.t, state)
-        ck.finish(N_FRAMES * per_chunk, state)
+    total = N_FRAMES * per_chunk
+    with Simulation(CentralDifferenceStepper(cd, fingerprint(props, n_elements, t_end)), out,
+                    label(lam, n), checkpoint_every=checkpoint_every, restart=restart,
+                    snapshot_times=[c * per_chunk * cd.h for c in range(N_FRAMES + 1)],
+                    record_every=lambda i: i < total and i % per_chunk % every == 0) as sim:
+        sim.run(total * cd.h)
     dyn.set_state(cd.q)
-    frames.append(dyn.centreline(cd.q, per_element=4))
-    frame_t.append(cd.t)
+    hist = History(sim.rows)
     return {"dt": cd.h, "dt_critical": cd.h_critical, "energy_error": relative_energy_error(hist),
-            "history": hist, "balance": energy_balance(hist), "frames": frames,
-            "frame_t": frame_t}
+            "history": hist, "balance": energy_balance(hist),
+            "frames": list(sim.snapshots.values()), "frame_t": list(sim.snapshots)}
 
 
 def label(lam: float, n: float) -> str:
     """Base name of the checkpoint of a grading, ``ancf_graded_cantilever_lam0.3_n2``."""
     return f"{NAME}_lam{lam:g}_n{n:g}"
+
+
+def restart_file(restart, name: str, names: list[str]) -> Path | None:
+    """The checkpoint of run ``name`` among the runs ``names`` of a case restarted from
+    ``restart``: a directory gives its ``<name>_checkpoint.npz`` (None, a fresh start, if
+    that run had not checkpointed; :class:`fxrod.errors.CheckpointError` if no run had);
+    a file of run ``name`` (e.g. a ``.prev.npz``) is taken, a file of another run gives the
+    checkpoint of ``name`` next to it (if any), a file of no run is taken for every run
+    (and refused by its fingerprint)."""
+    if restart is None:
+        return None
+    p = Path(restart)
+    own = f"{name}_{CHECKPOINT_NAME}"
+    if p.is_dir():
+        if any((p / f"{n}_{CHECKPOINT_NAME}").is_file() for n in names):
+            return p / own if (p / own).is_file() else None
+        return p / own               # refused by the loader: no checkpoint in DIR
+    if p.name.startswith(own.removesuffix(".npz")):
+        return p
+    if any(p.name.startswith(f"{n}_checkpoint") for n in names):
+        return p.parent / own if (p.parent / own).is_file() else None
+    return p
+
+
+def raise_shared(err: BaseException | None, comm) -> None:
+    """Raise on every rank of ``comm`` the error of the first rank that had one (collective;
+    the ranks run different gradings): a rank's own error is re-raised, the others get a
+    copy (message and attributes)."""
+    if comm.size == 1:
+        if err is not None:
+            raise err
+        return
+    shared = comm.allgather(None if err is None else (type(err), vars(err), err.args))
+    first = next((i for i, s in enumerate(shared) if s is not None), None)
+    if first is None:
+        return
+    if first == comm.rank:
+        raise err
+    cls, attrs, args = shared[first]
+    copy = cls.__new__(cls)
+    copy.__dict__.update(attrs)
+    copy.args = args
+    raise copy
 
 
 def run_all(n_elements: int, t_end: float, comm=MPI.COMM_WORLD, *, adaptive: bool = False,

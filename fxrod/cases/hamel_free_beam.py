@@ -19,7 +19,6 @@ fail unless J_d is conserved to 1e-11 and J_d(0) equals :data:`JD0_THEORY`.
 from __future__ import annotations
 
 import hashlib
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -27,13 +26,11 @@ from mpi4py import MPI
 
 from fxrod.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.cases.common import wrote
-from fxrod.cases.stepping import Checkpoints, pack_history, unpack_history
 from fxrod.checkpoint import companion_fingerprint, describe
-from fxrod.errors import ConvergenceError
-from fxrod.hamel import Frames, HamelBeam, StepControl, default_settings, example2, series
+from fxrod.hamel import Frames, HamelBeam, HamelStepper, default_settings, example2, series
 from fxrod.history import History
-from fxrod.io import CSVWriter, prepare_output_dir, truncate_csv
 from fxrod.paraview import PVDWriter
+from fxrod.simulation import Simulation
 
 NAME = "hamel_free_beam"
 #: Theory §H7: J_d(0) = (L; P) [kg m^2/s; kg m/s] for uniform weights w_j = dh.
@@ -85,73 +82,29 @@ def fingerprint(beam: HamelBeam) -> dict[str, str]:
 def run_beam(beam: HamelBeam, t_end: float, out: Path | None, every: int = 10,
              comm=MPI.COMM_WORLD, *, checkpoint_every: int = 0,
              restart: str | Path | None = None) -> tuple[History, Frames]:
-    """Advance ``beam`` to ``t_end`` [s]: every level up to and including ``t_end``
+    """Advance ``beam`` to ``t_end`` [s], recorded by a :class:`fxrod.simulation.Simulation`
+    of its :class:`fxrod.hamel.HamelStepper`: every level up to and including ``t_end``
     diagnosed (the history), every ``every``-th and the last written to the CSV (rank 0),
     9 snapshots kept. The diagnostics of a level need the step that leaves it, so the beam
     takes one step beyond ``t_end`` to write its final state. ``t_end`` is rounded to a
     whole number of steps ``h``; adaptive steps (``beam.settings.adaptive``) land on it.
 
     Checkpoints ``DIR/hamel_free_beam_checkpoint.npz`` every ``checkpoint_every`` steps, at
-    the end, on a failed step and on SIGINT/SIGTERM (then :class:`Interrupted` is raised);
-    ``restart``: continue from such a checkpoint (a directory or file), the CSV cut back to
-    its rows, bitwise as the uninterrupted run (:mod:`fxrod.cases.stepping`)."""
+    the end, on a failed step and on SIGINT/SIGTERM (then
+    :class:`fxrod.simulation.Interrupted` is raised); ``restart``: continue from such a
+    checkpoint (a directory or file), the CSV cut back to its rows, bitwise as the
+    uninterrupted run."""
     n_steps = int(round(t_end / beam.h))
-    t_last = n_steps * beam.h
-    eps = 1e-12 * max(1.0, t_last)
-    frames = Frames(every=max(1, n_steps // 8))
-    control = StepControl(beam)
-    ck = Checkpoints(out, NAME, comm, fingerprint(beam), checkpoint_every)
-    hist, at = History(), {"k": 0, "csv_rows": 0, "done": False}
-    if restart is not None:
-        st = ck.restore(restart)
-        arrays = st["arrays"]
-        beam.set_state(st["beam"] | {k: arrays[k] for k in ("R", "phi", "Y", "p_prev", "zeta")})
-        control.set_state(st["control"])
-        hist = unpack_history(st["history"], arrays["rows"])
-        frames.t = list(st["frame_t"])
-        frames.positions, frames.rotations = list(arrays["frame_x"]), list(arrays["frame_R"])
-        at = {k: st[k] for k in at}
-
-    def state() -> tuple[dict, dict]:
-        b = beam.get_state()
-        columns, rows = pack_history(hist)
-        return ({"beam": {k: b[k] for k in ("n", "t_base", "n_base", "T_prev")},
-                 "control": control.get_state(), "history": columns, "frame_t": frames.t,
-                 **at},
-                {**{k: b[k] for k in ("R", "phi", "Y", "p_prev", "zeta")}, "rows": rows,
-                 "frame_x": np.array(frames.positions), "frame_R": np.array(frames.rotations)})
-
-    csv = None
-    if out is not None:
-        path = prepare_output_dir(out, comm) / f"{NAME}.csv"
-        if restart is not None and comm.rank == 0:
-            truncate_csv(path, at["csv_rows"])
-        csv = CSVWriter(path, COLUMNS, comm, append=restart is not None)
-    with ck, csv or nullcontext():
-        while not at["done"]:
-            if at["k"] % frames.every == 0:
-                frames.take(beam)
-            final = beam.t >= t_last - eps        # the step that diagnoses t_end
-            try:
-                row = control.step(None if final else t_last)
-            except ConvergenceError:
-                ck.failed(at["k"], state)
-                raise
-            hist.append(row)
-            if csv is not None and (at["k"] % every == 0 or final):
-                csv.write(row)
-                at["csv_rows"] += 1
-            at["k"] += 1
-            if final:
-                frames.take(beam)
-                at["done"] = True
-                ck.finish(at["k"], state)
-            else:
-                ck.after_step(at["k"], beam.t, state)
-    while frames.t[-1] > t_end + 0.5 * beam.h:       # no snapshot beyond t_end
-        for seq in (frames.t, frames.positions, frames.rotations):
-            seq.pop()
-    return hist, frames
+    fe = max(1, n_steps // 8)
+    stepper = HamelStepper(beam, fingerprint(beam), comm)
+    with Simulation(stepper, out, NAME, checkpoint_every=checkpoint_every, restart=restart,
+                    snapshot_times=[k * beam.h for k in range(0, n_steps + 1, fe)],
+                    csv_every=every) as sim:
+        sim.run(n_steps * beam.h)
+    snaps = list(sim.snapshots.values())
+    frames = Frames(every=fe, t=list(sim.snapshots), positions=[x[:, :3] for x in snaps],
+                    rotations=[x[:, 3:].reshape(-1, 3, 3).transpose(0, 2, 1) for x in snaps])
+    return History(sim.rows), frames
 
 
 def plot_momenta(h: History, dt: float, out: Path) -> list[Path]:
@@ -201,7 +154,7 @@ def plot_momenta(h: History, dt: float, out: Path) -> list[Path]:
 def finish(beam: HamelBeam, h: History, frames: Frames, out: Path | None,
            pictures: bool = True, comm=MPI.COMM_WORLD) -> Result:
     """Conservation of J_d and its approximations; the ParaView series and the pictures
-    (rank 0)."""
+    (rank 0; the run's CSV is written by :func:`run_beam`)."""
     Jd, H = series(h, "Jd"), h.column("H")
     J0 = Jd[0]
     dev = np.abs(Jd - J0).max(axis=0)

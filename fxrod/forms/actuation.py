@@ -59,8 +59,14 @@ import numpy as np
 import ufl
 from dolfinx import fem
 
-from fxrod.errors import ParameterError, check_finite, check_positive, check_vector
-from fxrod.forms.base import Extension
+from fxrod.errors import (
+    ParameterError,
+    check_finite,
+    check_int_min,
+    check_positive,
+    check_vector,
+)
+from fxrod.forms.base import Extension, members
 from fxrod.kinematics import rotation, split_q, strain_rate, strains
 from fxrod.rod import Rod
 from fxrod.spaces import GAUSS_DEGREE
@@ -170,9 +176,14 @@ class Actuator:
     force : float, callable ``t -> float`` or InputTable
         Axial actuator force ``tau(t)`` [N] (sign: see the subclass).
     s_range : (float, float), optional
-        Arc-length interval ``[s_a, s_b]`` [m] the actuator acts on (default: whole rod).
+        Arc-length interval ``[s_a, s_b]`` [m] the actuator acts on (default: whole rod),
+        the arc length of its member on a structure.
     name : str, optional
         Name used in error messages.
+    rod : int, optional
+        The member of a :class:`fxrod.structure.Structure` the actuator acts on (its index
+        in ``Structure.rods``); required on a structure of several rods, None (or 0) on a
+        single rod.
     """
 
     kind = "actuator"
@@ -180,8 +191,10 @@ class Actuator:
     allowed = ""
     input_name = "force"  # how the input is called in messages ("tension" for tendons)
 
-    def __init__(self, offset, force, s_range=None, name: str | None = None) -> None:
+    def __init__(self, offset, force, s_range=None, name: str | None = None,
+                 rod: int | None = None) -> None:
         self.name = None if name is None else str(name)
+        self.rod = None if rod is None else check_int_min(f"{self.label}: rod", rod, 0)
         self.offset = check_vector(f"{self.label}: offset", offset, 2)
         self.force = _as_input(f"{self.label}: force", force)
         if s_range is not None:
@@ -259,6 +272,8 @@ class PressureChamber(Actuator):
         Arc-length interval [m] of the chamber (default: the whole rod).
     name : str, optional
         Name used in error messages.
+    rod : int, optional
+        Member of a structure the chamber acts on (see :class:`Actuator`).
     """
 
     kind = "pressure chamber"
@@ -266,13 +281,13 @@ class PressureChamber(Actuator):
     allowed = "<= 0 N (a chamber force tau = p A is non-positive, eq. 70)"
 
     def __init__(self, offset, force, area: float | None = None, s_range=None,
-                 name: str | None = None) -> None:
-        super().__init__(offset, force, s_range, name)
+                 name: str | None = None, rod: int | None = None) -> None:
+        super().__init__(offset, force, s_range, name, rod)
         self.area = None if area is None else check_positive(f"{self.label}: area", area)
 
     @classmethod
     def from_pressure(cls, offset, pressure, area: float, s_range=None,
-                      name: str | None = None) -> PressureChamber:
+                      name: str | None = None, rod: int | None = None) -> PressureChamber:
         """Chamber driven by a gauge pressure ``p(t) >= 0`` [Pa] over the area ``A`` [m^2]:
         ``tau = -p A`` (eq. 70 with the paper's sign convention ``tau <= 0``)."""
         A = check_positive("area", area)
@@ -282,7 +297,7 @@ class PressureChamber(Actuator):
         else:
             def force(t: float) -> float:
                 return -A * float(p(t))
-        return cls(offset, force, area=A, s_range=s_range, name=name)
+        return cls(offset, force, area=A, s_range=s_range, name=name, rod=rod)
 
     def pressure(self, t: float) -> float:
         """Gauge pressure ``-tau(t)/A`` [Pa] (needs ``area``)."""
@@ -312,6 +327,8 @@ class Tendon(Actuator):
         Arc-length interval [m] between the tendon's guide and anchor (default: whole rod).
     name : str, optional
         Name used in error messages.
+    rod : int, optional
+        Member of a structure the tendon acts on (see :class:`Actuator`).
     """
 
     kind = "tendon"
@@ -319,8 +336,9 @@ class Tendon(Actuator):
     allowed = ">= 0 N (a tendon can only pull, eq. 70)"
     input_name = "tension"
 
-    def __init__(self, offset, tension, s_range=None, name: str | None = None) -> None:
-        super().__init__(offset, tension, s_range, name)
+    def __init__(self, offset, tension, s_range=None, name: str | None = None,
+                 rod: int | None = None) -> None:
+        super().__init__(offset, tension, s_range, name, rod)
 
     def material_stress(self, eps, tau, chi, r):
         # R^T r_k' = Gamma + K x rho_k (R^T R' = skew K); sigma_k = tau (a, rho x a)/|a|
@@ -341,7 +359,9 @@ class Actuation(Extension):
     """Actuators attached to a rod, as an :class:`fxrod.forms.base.Extension` (eqs. 68-73).
 
     Offsets and s-ranges are checked against the rod when the model is built (:meth:`bind`),
-    before any form is compiled.
+    before any form is compiled. On a structure of several rods every actuator names the
+    member it acts on (``rod=k``); its offset is checked against that member's section and
+    its ``s_range`` is that member's arc length. The members may have different sections.
 
     Parameters
     ----------
@@ -365,6 +385,8 @@ class Actuation(Extension):
     ParameterError
         Offset outside the section, empty or out-of-rod s-range, an input of the wrong sign.
     """
+
+    structures = True
 
     def __init__(
         self,
@@ -398,23 +420,41 @@ class Actuation(Extension):
         self._sigma = None
 
     def bind(self, rod: Rod) -> None:
-        """Check offsets (inside the section) and s-ranges (inside the rod, on quadrature
-        points) against ``rod``."""
+        """Check members, offsets (inside the section) and s-ranges (inside the member, on
+        quadrature points) against ``rod`` (a rod or a structure)."""
         if self.rod is not None:
             raise ParameterError("Actuation", self, "used by one RodModel only")
-        if not rod.uniform:
-            raise ParameterError("section", "VaryingSection", "a uniform Section for actuators")
-        R = self.section_radius if self.section_radius is not None else rod.section.radius
-        if not self.allow_offset_outside:
+        mem = members(rod)
+        #: ``(o_k, member)`` of each actuator: its member's mesh offset [m] and Rod
+        self._members = [self._member_of(a, mem) for a in self.actuators]
+        for a, (_, member) in zip(self.actuators, self._members, strict=True):
+            if not member.uniform:
+                raise ParameterError("section", "VaryingSection",
+                                     "a uniform Section for actuators")
+            if self.allow_offset_outside:
+                continue
+            R = self.section_radius if self.section_radius is not None \
+                else member.section.radius
             if R is None:
                 raise ParameterError("section_radius", None,
                                      "given [m] (rod.section has no radius) to check offsets")
-            R = check_positive("section_radius", R)
-            for a in self.actuators:
-                self._check_offset(a, R)
+            self._check_offset(a, check_positive("section_radius", R))
         self.rod = rod
-        for a in self.actuators:
-            self._check_s_range(a)
+        for a, (_, member) in zip(self.actuators, self._members, strict=True):
+            self._check_s_range(a, member)
+
+    @staticmethod
+    def _member_of(a: Actuator, mem: list) -> tuple[float, Rod]:
+        """``(o_k, rod_k)`` of the member actuator ``a`` acts on."""
+        if a.rod is None:
+            if len(mem) > 1:
+                raise ParameterError(f"{a.label}: rod", None,
+                                     "the index of the member it acts on (rod=k) on a "
+                                     "structure of several rods")
+            return mem[0]
+        if a.rod >= len(mem):
+            raise ParameterError(f"{a.label}: rod", a.rod, f"< {len(mem)} (the rods)")
+        return mem[a.rod]
 
     # ------------------------------------------------------------------ validation
     @staticmethod
@@ -430,16 +470,17 @@ class Actuation(Extension):
         if extent > R * (1 + 1e-12):
             raise ParameterError(f"{a.label}: offset", tuple(float(x) for x in a.offset), what)
 
-    def _check_s_range(self, a: Actuator) -> None:
+    @staticmethod
+    def _check_s_range(a: Actuator, member: Rod) -> None:
         if a.s_range is None:
             return
-        L = self.rod.length
+        L = member.length
         sa, sb = a.s_range
         tol = _S_TOL * L
         if sa < -tol or sb > L + tol:
             raise ParameterError(f"{a.label}: s_range", a.s_range,
                                  f"inside the rod [0, {L:g}] m")
-        ne = self.rod.n_elements
+        ne = member.n_elements
         le = L / ne
         gauss = quadrature_points(L, ne)
         if not np.any((gauss >= sa - tol) & (gauss <= sb + tol)):
@@ -463,11 +504,11 @@ class Actuation(Extension):
         # holding different Constants by the Constants' repr, i.e. by creation count).
         self._tau = fem.Constant(ctx.mesh, np.zeros(n))
         off = fem.Constant(ctx.mesh, np.array([a.offset for a in self.actuators], dtype=float))
-        ends = np.array([a.s_range if a.s_range is not None else (0.0, self.rod.length)
-                         for a in self.actuators], dtype=float) + np.array([-tol, tol])
+        ends = self.mesh_ranges() + np.array([-tol, tol])
         rng = fem.Constant(ctx.mesh, ends)
         s = ufl.SpatialCoordinate(ctx.mesh)[0]
-        chis = [1.0 if a.s_range is None else
+        whole = len(members(self.rod)) == 1
+        chis = [1.0 if a.s_range is None and whole else
                 ufl.conditional(ufl.And(ufl.ge(s, rng[i, 0]), ufl.le(s, rng[i, 1])), 1.0, 0.0)
                 for i, a in enumerate(self.actuators)]
         offs = [ufl.as_vector([off[i, 0], off[i, 1]]) for i in range(n)]
@@ -517,6 +558,14 @@ class Actuation(Extension):
     def forces(self, t: float) -> np.ndarray:
         """Checked actuator forces ``tau_k(t)`` [N] of all actuators."""
         return np.array([a.tau(t) for a in self.actuators])
+
+    def mesh_ranges(self) -> np.ndarray:
+        """``(n, 2)`` mesh coordinates [m] of the actuators' extents (their ``s_range`` on
+        their member, or the whole member), after :meth:`bind`."""
+        return np.array([(o + a.s_range[0], o + a.s_range[1]) if a.s_range is not None
+                         else (o, o + m.length)
+                         for a, (o, m) in zip(self.actuators, self._members, strict=True)],
+                        dtype=float)
 
 
 def quadrature_points(length: float, n_elements: int) -> np.ndarray:
@@ -582,18 +631,25 @@ class CurvatureWave(Extension):
         Rise time [s] of the amplitude (of the load factor in statics), finite and >= 0.
     name : str
         Name of the extension in the model.
+    rod : int, optional
+        The member of a :class:`fxrod.structure.Structure` the wave runs on (its index in
+        ``Structure.rods``; s is that member's arc length); required on a structure of
+        several rods.
 
     Raises
     ------
     ParameterError
         A non-finite amplitude, phase or frequency, a wavelength that is not finite and
-        > 0, a negative or non-finite ramp, an axis other than 1 or 2 (here); a rod with a
-        VaryingSection (when the model is built, before any form is compiled).
+        > 0, a negative or non-finite ramp, an axis other than 1 or 2 (here); a member with
+        a VaryingSection, no member named on a structure of several rods (when the model is
+        built, before any form is compiled).
     """
+
+    structures = True
 
     def __init__(self, amplitude: float, wavelength: float, frequency: float = 0.0,
                  axis: int = 1, phase: float = 0.0, ramp: float = 0.0,
-                 name: str = "curvature wave") -> None:
+                 name: str = "curvature wave", rod: int | None = None) -> None:
         self.amplitude = check_finite("amplitude", amplitude)
         self.wavelength = check_finite("wavelength", wavelength)
         if self.wavelength <= 0.0:
@@ -607,6 +663,7 @@ class CurvatureWave(Extension):
         if self.ramp < 0.0:
             raise ParameterError("ramp", ramp, "a finite time >= 0 s")
         self.name = name
+        self.rod = None if rod is None else check_int_min("rod", rod, 0)
         self._k_b: float | None = None
 
     @property
@@ -637,11 +694,21 @@ class CurvatureWave(Extension):
                                          - self.omega * t + self.phase)
 
     def bind(self, rod: Rod) -> None:
-        """The bending stiffness ``k_b`` [N m^2] about the wave's axis (a uniform Section)."""
-        if not rod.uniform:
+        """The member the wave runs on and its bending stiffness ``k_b`` [N m^2] about the
+        wave's axis (a uniform Section)."""
+        mem = members(rod)
+        if self.rod is None and len(mem) > 1:
+            raise ParameterError("CurvatureWave rod", None, "the index of the member it runs "
+                                 "on (rod=k) on a structure of several rods")
+        k = 0 if self.rod is None else self.rod
+        if k >= len(mem):
+            raise ParameterError("CurvatureWave rod", k, f"< {len(mem)} (the rods)")
+        (self._offset, member), self._whole = mem[k], len(mem) == 1
+        if not member.uniform:
             raise ParameterError("section", "VaryingSection",
                                  "a uniform Section for a CurvatureWave")
-        self._k_b = float(rod.section.k_b1 if self.axis == 1 else rod.section.k_b2)
+        self._k_b = float(member.section.k_b1 if self.axis == 1 else member.section.k_b2)
+        self._length = member.length
 
     def setup(self, ctx, fields) -> None:
         """Constants ``k_b A(t)`` [N m] and the phase ``phase - omega t`` [rad]; the UFL
@@ -649,8 +716,15 @@ class CurvatureWave(Extension):
         self._amp = fem.Constant(ctx.mesh, np.float64(0.0))
         self._arg = fem.Constant(ctx.mesh, np.float64(self.phase))
         k = fem.Constant(ctx.mesh, np.float64(self.wavenumber))
-        s = ufl.SpatialCoordinate(ctx.mesh)[0]
-        self._moment = -self._amp * ufl.sin(k * s + self._arg)
+        x = ufl.SpatialCoordinate(ctx.mesh)[0]
+        if self._whole:
+            self._moment = -self._amp * ufl.sin(k * x + self._arg)
+        else:   # on its member only: s = x - o_k on [o_k, o_k + L_k]
+            o = fem.Constant(ctx.mesh, np.float64(self._offset))
+            tol = _S_TOL * self._length
+            on = ufl.And(ufl.ge(x, o - tol), ufl.le(x, o + self._length + tol))
+            self._moment = ufl.conditional(on, -self._amp * ufl.sin(k * (x - o) + self._arg),
+                                           0.0)
         comps = [0.0] * 6
         comps[2 + self.axis] = self._moment
         self._sigma = ufl.as_vector(comps)

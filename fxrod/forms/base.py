@@ -19,6 +19,16 @@ from dolfinx import fem
 from fxrod.kinematics import split_q
 
 
+def members(rod) -> list[tuple[float, object]]:
+    """The members of a rod or a :class:`fxrod.structure.Structure`: ``(o_k, rod_k)`` with
+    the mesh coordinate ``o_k`` [m] of member k's arc length ``s = 0`` (its mesh coordinate
+    is ``o_k + s``); a single rod is the one member ``(0, rod)``."""
+    rods = getattr(rod, "rods", None)
+    if rods is None:
+        return [(0.0, rod)]
+    return [(float(o), r) for o, r in zip(rod.offsets, rods, strict=True)]
+
+
 @dataclass(frozen=True)
 class Fields:
     """The UFL pieces of one owner's named unknown fields.

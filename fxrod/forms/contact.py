@@ -90,7 +90,7 @@ from dolfinx import fem
 from mpi4py import MPI
 
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
-from fxrod.forms.base import Extension
+from fxrod.forms.base import Extension, members
 from fxrod.kinematics import split_q
 from fxrod.obstacles import Obstacle, safe_norm
 from fxrod.spaces import GAUSS_DEGREE, quadrature_function
@@ -126,13 +126,16 @@ class Contact(Extension):
         Normal contact damping ``c`` [N s/m^2], >= 0. Default 0 (elastic contact).
     radius : float or callable, optional
         Section radius ``r`` [m] (or ``s -> r``) at which the surface touches; default the
-        rod section's ``contact_radius`` (its ``radius`` unless given).
+        rod section's ``contact_radius`` (its ``radius`` unless given); on a structure a
+        float or None (each member's section).
     name : str
         Name in the model (default ``"contact"``); prefixes the probe columns.
     quadrature : {"gauss", "nodal"}
         Points where the contact is evaluated: the main 3-point Gauss rule (default) or the
         P2 nodes (Gauss-Lobatto, ``ctx.dx_nodal``); see the module notes.
     """
+
+    structures = True
 
     def __init__(self, obstacle: Obstacle, stiffness: float, friction: float = 0.0,
                  friction_lateral: float | None = None, v_reg: float = 1e-4,
@@ -173,29 +176,62 @@ class Contact(Extension):
 
     # ------------------------------------------------------------------ checks
     def bind(self, rod) -> None:
-        """Take the radius from the rod's section (its ``contact_radius``); refuse an
-        obstacle that overlaps the rod at t = 0 or a signed distance that is not finite
-        there (checked at the contact quadrature points of the reference)."""
-        r = rod.section.contact_radius if self.radius is None else self.radius
-        if r is None:
-            raise ParameterError("contact radius", None,
-                                 "given, or a section with a radius (Section.circular)")
-        self._r = r if callable(r) else (lambda s, r=float(r): np.full(np.shape(s), r))
+        """Take the radius from the rod's section (its ``contact_radius``; on a structure
+        each member's own); refuse an obstacle that overlaps the rod at t = 0 or a signed
+        distance that is not finite there (checked at the contact quadrature points of the
+        reference)."""
+        mem = members(rod)
+        if len(mem) > 1 and callable(self.radius):
+            raise ParameterError("contact radius", "a callable of s",
+                                 "a float on a structure of several rods (or none: each "
+                                 "member's section gives its own)")
+        radii = []
+        for k, (_, member) in enumerate(mem):
+            r = member.section.contact_radius if self.radius is None else self.radius
+            if r is None:
+                raise ParameterError("contact radius" + (f" of rod {k}" if len(mem) > 1 else ""),
+                                     None, "given, or a section with a radius "
+                                     "(Section.circular)")
+            radii.append(r if callable(r) else
+                         (lambda s, r=float(r): np.full(np.shape(s), r)))
+        self._r = radii[0] if len(mem) == 1 else self._members_radius(rod.locate, radii)
         self.length = rod.length
-        edges = np.linspace(0.0, rod.length, rod.n_elements + 1)
-        s = (edges[:-1, None] + np.diff(edges)[:, None] * self.points[:, 0][None, :]).reshape(-1)
-        radius = np.asarray(self._r(s), dtype=float)
-        if radius.shape != s.shape or not np.all(np.isfinite(radius)) or np.any(radius < 0):
+        x = np.concatenate([o + (np.linspace(0.0, m.length, m.n_elements + 1)[:-1, None]
+                                 + m.length / m.n_elements * self.points[:, 0][None, :])
+                            .reshape(-1) for o, m in mem])
+        radius = np.asarray(self._r(x), dtype=float)
+        if radius.shape != x.shape or not np.all(np.isfinite(radius)) or np.any(radius < 0):
             raise ParameterError("contact radius", radius, "finite values >= 0 along the rod")
-        gap = self.obstacle.distance_at(rod.initial_configuration(s)[:, :3]) - radius
+        gap = self.obstacle.distance_at(rod.initial_configuration(x)[:, :3]) - radius
+
+        def where(i: int) -> str:
+            if len(mem) == 1:
+                return f"s = {x[i]:.6g}"
+            k, s = rod.locate(x[i])
+            return f"rod {int(k)}, s = {float(s):.6g}"
+
         bad = np.flatnonzero(~np.isfinite(gap))
         if bad.size:
-            raise ParameterError(f"signed distance at s = {s[bad[0]]:.6g}", float(gap[bad[0]]),
+            raise ParameterError(f"signed distance at {where(bad[0])}", float(gap[bad[0]]),
                                  "finite along the rod at t = 0")
         i = int(np.argmin(gap))
         if gap[i] < -OVERLAP_TOL * rod.length:
-            raise ParameterError(f"gap at s = {s[i]:.6g} at t = 0", float(gap[i]),
+            raise ParameterError(f"gap at {where(i)} at t = 0", float(gap[i]),
                                  ">= 0 (the obstacle must not overlap the rod at t = 0)")
+
+    @staticmethod
+    def _members_radius(locate: Callable, radii: list[Callable]) -> Callable:
+        """The radius [m] at mesh coordinates x of a structure: member k's at its arc length
+        (``locate``: x -> (k, s))."""
+        def radius(x):
+            k, s = locate(np.asarray(x, dtype=float))
+            out = np.empty(np.shape(s))
+            for i, r in enumerate(radii):
+                on = k == i
+                if on.any():
+                    out[on] = r(s[on])
+            return out
+        return radius
 
     # ------------------------------------------------------------------ forms
     def setup(self, ctx, fields) -> None:

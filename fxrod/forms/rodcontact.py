@@ -29,6 +29,25 @@ force and no energy, so the set is exact. The extension is a term outside UFL
 residual rows and Jacobian blocks after the UFL assembly; the ledger books
 :meth:`RodContact.stored_energy_value`.
 In parallel every rank gathers all nodal positions and adds the rows it owns.
+
+Coulomb friction (``friction`` ``mu`` > 0): the regularised law of the obstacle contact
+(:mod:`fxrod.forms.contact`) on the relative sliding velocity of the pair. With the normal
+``n`` of the pair (``d_m/|d_m|`` at the midpoint, ``d_1/|d_1|`` in statics), its pressure
+``p = |f_a| >= 0`` [N] and the relative velocity ``v = (d_1 - d_0)/h`` of node ``a``
+against node ``b`` (``v_t`` its part normal to ``n``), the friction force on ``a`` is::
+
+    f_t = -mu p v_t / sqrt(|v_t|^2 + eps^2),    on b: -f_t,
+
+equal and opposite (linear momentum), and the step dissipates
+``D = -h f_t . v = h mu p |v_t|^2 / sqrt(|v_t|^2 + eps^2) >= 0`` [J], booked in the ledger
+(the pairs' sum, a constant integrated over the mesh: :meth:`RodContact.dissipation`, set
+at the iterate the solver evaluated last, its converged one), so the balance
+``H_{n+1} - H_n = W - D`` closes as with the obstacle. A sliding pair feels
+``mu p (1 - eps^2/(2 |v_t|^2))``, a sticking pair creeps at ``eps s/sqrt(1 - s^2)``,
+``s = |f_t|/(mu p) < 1``. The force is a function of ``d_1`` alone (given the state at
+``t_n``); its derivative in ``d_1`` is taken by the complex step (exact to round-off). A
+rod-rod contact with friction is a dissipative port: the linearised analyses and the
+continuation refuse it.
 """
 
 from __future__ import annotations
@@ -36,10 +55,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 import ufl
+from dolfinx import fem
 from petsc4py import PETSc
 from scipy.spatial import cKDTree
 
-from fxrod.errors import ParameterError, check_positive
+from fxrod.errors import ParameterError, check_nonnegative, check_positive
 from fxrod.forms.base import Extension
 
 #: Pairs closer than this at t = 0, relative to 2 r, count as touching (not overlapping).
@@ -61,19 +81,29 @@ class RodContact(Extension):
         distances to the joint); default ``4 r``; must exceed ``2 r``.
     name : str
         Name in the model (default ``"rodcontact"``).
+    friction : float
+        Coulomb coefficient ``mu`` [-] between the rods, >= 0 (default 0: frictionless).
+    v_reg : float
+        Regularisation velocity ``eps`` [m/s] of the friction law (load-factor units in a
+        quasi-static model), > 0. Default 1e-4.
     """
 
     structures = True
     outside_ufl = True
 
     def __init__(self, radius: float, stiffness: float, exclude: float | None = None,
-                 name: str = "rodcontact") -> None:
+                 name: str = "rodcontact", friction: float = 0.0, v_reg: float = 1e-4) -> None:
         self.r = check_positive("radius", radius)
         self.k = check_positive("stiffness", stiffness)
         self.exclude = 4.0 * self.r if exclude is None else check_positive("exclude", exclude)
         if self.exclude <= 2.0 * self.r:
             raise ParameterError("exclude", exclude, f"> 2 radius = {2.0 * self.r:.6g} m")
         self.name = name
+        self.mu = check_nonnegative("friction", friction)
+        self.v_reg = check_positive("v_reg", v_reg)
+        #: a dissipative port with friction (the linearised analyses refuse it)
+        self.dissipative = self.mu > 0.0
+        self._D: fem.Constant | None = None
 
     # ------------------------------------------------------------------ checks
     def bind(self, rod) -> None:
@@ -82,6 +112,7 @@ class RodContact(Extension):
         self._locate = getattr(rod, "locate",
                                lambda x: (np.zeros(np.shape(x), dtype=int), np.asarray(x)))
         self._lengths = np.array([r.length for r in rods])
+        self._measure = float(np.sum(self._lengths))           # of the mesh [m]
         self._closed = np.array([bool(r.curve.closed) for r in rods])
         self._reference = rod.initial_configuration
         self._junctions = self._junctions_of(rods, getattr(rod, "joints", ()))
@@ -109,6 +140,8 @@ class RodContact(Extension):
         positions (global numbering) and check that no
         pair overlaps in the reference (t = 0)."""
         self._ctx = ctx
+        if self.mu > 0.0:
+            self._D = fem.Constant(ctx.mesh, np.float64(0.0))
         (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
         (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
         self.w, self.w0 = w, w0
@@ -205,7 +238,7 @@ class RodContact(Extension):
             G = self.k * m1[:, None] * n1
             K = (self.k * (g1 < 0.0)[:, None, None] * nn
                  + (self.k * m1 / l1)[:, None, None] * (eye - nn)) if jacobian else None
-            return p, G, K
+            return self._with_friction(p, d0, d1, G, K)
         slope, dslope = self._slope(g0, g1)
         S = l0 + l1
         c = 2.0 / S
@@ -216,7 +249,53 @@ class RodContact(Extension):
             K = ((dslope * c)[:, None, None] * dm[:, :, None] * n1[:, None, :]
                  + (slope / S)[:, None, None] * eye
                  - (slope * c / S)[:, None, None] * dm[:, :, None] * n1[:, None, :])
-        return p, G, K
+        return self._with_friction(p, d0, d1, G, K)
+
+    def _friction(self, d0: np.ndarray, d1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Friction rows ``G_t = -f_t`` [N] of the pairs (``d_0``, ``d_1``: (m, 3), ``d_1``
+        real or complex for the complex step) and their dissipation ``D`` [J] (real part
+        meaningful)."""
+        h = float(self._ctx.h.value)
+        dot = lambda a, b: np.sum(a * b, axis=1)                          # noqa: E731
+        l1 = np.sqrt(dot(d1, d1))
+        g1 = l1 - 2.0 * self.r
+        m1 = np.where(g1.real < 0.0, g1, 0.0)
+        if float(self._ctx.theta.value) == 1.0:
+            P, n = -self.k * m1, d1 / l1[:, None]
+        else:
+            l0 = np.sqrt(dot(d0, d0))
+            g0 = l0 - 2.0 * self.r
+            m0 = np.minimum(g0, 0.0)
+            dg = g1 - g0
+            close = np.abs(dg.real) <= 1e-12 * self.r
+            gm = 0.5 * (g0 + g1)
+            slope = np.where(close, self.k * np.where(gm.real < 0.0, gm, 0.0),
+                             0.5 * self.k * (m1 * m1 - m0 * m0) / np.where(close, 1.0, dg))
+            dm = 0.5 * (d0 + d1)
+            ldm = np.sqrt(dot(dm, dm))
+            P, n = -slope * 2.0 * ldm / (l0 + l1), dm / ldm[:, None]
+        v = (d1 - d0) / h
+        vt = v - dot(v, n)[:, None] * n
+        q = dot(vt, vt)
+        root = np.sqrt(q + self.v_reg ** 2)
+        return (self.mu * P / root)[:, None] * vt, h * self.mu * P * q / root
+
+    def _with_friction(self, p, d0, d1, G, K):
+        """Add the friction rows and blocks (complex step in ``d_1``) to the normal ones and
+        set the step's dissipation (the Constant the ledger integrates)."""
+        if self.mu == 0.0:
+            return p, G, K
+        Gt, D = self._friction(d0, d1)
+        self._D.value = float(np.sum(D.real))
+        if K is not None:
+            step = 1e-30 * max(self.r, 1e-300)
+            Kt = np.empty_like(K)
+            for j in range(3):
+                dj = d1.astype(complex)
+                dj[:, j] += 1j * step
+                Kt[:, :, j] = self._friction(d0, dj)[0].imag / step
+            K = K + Kt
+        return p, G + Gt.real, K
 
     # ------------------------------------------------------------------ hooks
     def add_residual(self, b: PETSc.Vec, skip: np.ndarray) -> None:
@@ -295,6 +374,14 @@ class RodContact(Extension):
         # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
         A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
+    def dissipation(self, ctx):
+        """Friction dissipation of the step ``D`` [J] (the pairs' sum, set at the last
+        iterate the solver evaluated) as the integral of ``D/|Omega|`` over the mesh, or
+        None without friction."""
+        if self._D is None:
+            return None
+        return self._D / self._measure * ctx.dx
+
     def stored_energy_value(self) -> float:
         """Penalty energy [J] of the state at ``t_n`` (the same on every rank)."""
         x = self._gather(self.w0)
@@ -304,7 +391,7 @@ class RodContact(Extension):
 
     def force_on(self, rod: int = 0) -> np.ndarray:
         """Resultant contact force [N] (3,) on rod ``rod`` at the last iterate (the step
-        average in dynamics)."""
+        average in dynamics), friction included."""
         p, G, _ = self._forces(jacobian=False)
         on_a = (self._rod[p[:, 0]] == rod)[:, None]
         on_b = (self._rod[p[:, 1]] == rod)[:, None]

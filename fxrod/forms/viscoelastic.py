@@ -146,6 +146,8 @@ class GeneralizedMaxwell(Extension):
         strains (relative tolerance 1e-10) or a non-positive long-term stiffness.
     """
 
+    structures = True
+
     def __init__(
         self,
         branches: Sequence[MaxwellBranch],
@@ -170,13 +172,17 @@ class GeneralizedMaxwell(Extension):
         self.rod: Rod | None = None
 
     def bind(self, rod: Rod) -> None:
-        """Check the stiffness split against ``rod`` and fix the long-term compliance."""
+        """Check the stiffness split against ``rod`` (a rod, or a structure whose members
+        share one uniform section and constraint set) and fix the long-term compliance."""
         if self.rod is not None:
             raise ParameterError("GeneralizedMaxwell", self,
                                  "used by one RodModel only (create one per model)")
         if not rod.uniform:
-            raise ParameterError("section", "VaryingSection",
-                                 "a uniform Section for viscoelastic branches")
+            what = "VaryingSection" if len(getattr(rod, "rods", [rod])) == 1 else \
+                "members of different sections or constraints"
+            raise ParameterError("section", what,
+                                 "a uniform Section for viscoelastic branches (on a structure: "
+                                 "one Section and one constraint set for all its rods)")
         k_rod = rod.section.stiffness
         free = rod.compliance > 0.0                       # unconstrained strains
         branches = self.branches

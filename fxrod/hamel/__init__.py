@@ -10,7 +10,8 @@ Method: theory §H (discrete momentum conservation of the HFVI).
   Newton solves).
 * :mod:`fxrod.hamel.momentum`: ``J_d``, its leading term, the mid-frame momentum, energies.
 * :func:`run`, :func:`run_free_beam`, :func:`example2`: drivers; :func:`run` records a
-  :class:`fxrod.history.History`, :func:`series` reads its vector quantities.
+  :class:`fxrod.history.History`, :func:`series` reads its vector quantities;
+  :class:`HamelStepper` is the stepper a :class:`fxrod.simulation.Simulation` records.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from __future__ import annotations
 from fxrod.hamel import momentum, se3
 from fxrod.hamel.lattice import EPS_REF, HamelBeam, critical_time_step, default_settings
 from fxrod.hamel.runs import (
+    COLUMNS,
     VECTORS,
     Frames,
+    HamelProbe,
+    HamelStepper,
     StepControl,
     example2,
     example2_velocity,
@@ -30,9 +34,12 @@ from fxrod.hamel.runs import (
 from fxrod.hamel.section import HamelSection, saint_venant_square
 
 __all__ = [
+    "COLUMNS",
     "EPS_REF",
     "VECTORS",
     "Frames",
+    "HamelProbe",
+    "HamelStepper",
     "StepControl",
     "HamelBeam",
     "HamelSection",

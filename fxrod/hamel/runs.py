@@ -1,4 +1,5 @@
 """Drivers for the Hamel lattice: the time loop recording a :class:`fxrod.history.History`,
+the stepper recorded by :class:`fxrod.simulation.Simulation` (:class:`HamelStepper`),
 Example 2 of the HFVI momentum paper (theory §H7), and a plain free-beam run returning the
 tip trajectory (for cross-formulation checks)."""
 
@@ -14,9 +15,10 @@ from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_
 from fxrod.hamel.lattice import HamelBeam
 from fxrod.hamel.section import HamelSection
 from fxrod.history import History
+from fxrod.stepper import StepInfo
 
-__all__ = ["VECTORS", "Frames", "StepControl", "example2", "example2_velocity", "run",
-           "run_free_beam", "series"]
+__all__ = ["COLUMNS", "VECTORS", "Frames", "HamelProbe", "HamelStepper", "StepControl",
+           "example2", "example2_velocity", "run", "run_free_beam", "series"]
 
 #: Vector quantities of the rows of :meth:`HamelBeam.step`: name -> its columns.
 VECTORS: dict[str, tuple[str, ...]] = {
@@ -204,6 +206,153 @@ class StepControl:
             self.h = min(beam.h, 2 * self.h)
             self.successes = 0
         return row
+
+
+#: The columns of a Hamel row (:meth:`HamelBeam.step`) and their SI units, in CSV order.
+COLUMNS: dict[str, str] = {
+    "kinetic": "J", "strain_energy": "J", "H": "J",
+    **{f"Jd_{k}": "kg m^2/s" for k in (1, 2, 3)}, **{f"Jd_{k}": "kg m/s" for k in (4, 5, 6)},
+    **{f"J_{k}": "kg m^2/s" for k in (1, 2, 3)}, **{f"p_{k}": "kg m/s" for k in (1, 2, 3)},
+    **{f"Jmid_{k}": "kg m^2/s" for k in (1, 2, 3)},
+    **{f"Jmid_{k}": "kg m/s" for k in (4, 5, 6)},
+    **{f"tip_{k}": "m" for k in (1, 2, 3)}, **{f"com_{k}": "m" for k in (1, 2, 3)},
+    "newton_its": "-",
+}
+
+
+class HamelProbe:
+    """The row of the current level of a :class:`HamelStepper` (:data:`COLUMNS`: energies
+    [J], ``J_d``, its leading term and the mid-frame momentum (angular [kg m^2/s], linear
+    [kg m/s]), tip and centre [m], the Newton iterations of the step leaving the level)."""
+
+    columns = COLUMNS
+
+    def __call__(self, sim, res) -> dict[str, float]:
+        row = sim.integ.row
+        return {c: row[c] for c in COLUMNS}
+
+
+class HamelStepper:
+    """The steps of a :class:`HamelBeam` (with :class:`StepControl`) as a
+    :class:`fxrod.stepper.CompanionStepper`, recorded by :class:`fxrod.simulation.Simulation`.
+
+    The diagnostics of a level (its row, :meth:`HamelBeam.step`) need the step that leaves
+    it, so the beam runs one step ahead: the stepper's state is level ``n`` (``t``,
+    :attr:`row`, :meth:`centreline`) while the beam is at level ``n + 1``; the first step
+    leaving a level is taken when its row is first asked for. A run to ``t_end`` thus leaves
+    the beam at ``t_end`` plus one step. The step leaving a level before ``t_end`` is
+    shortened to land on it (adaptive steps: :class:`StepControl`).
+
+    Parameters
+    ----------
+    beam : HamelBeam
+        The lattice at its initial level.
+    fingerprint : dict of str to str
+        What identifies the problem in a checkpoint, taken at the initial level
+        (:func:`fxrod.checkpoint.companion_fingerprint`).
+    comm : mpi4py communicator, optional
+        Ranks that step the lattice alike (default ``MPI.COMM_SELF``).
+    """
+
+    def __init__(self, beam: HamelBeam, fingerprint: dict[str, str], comm=None) -> None:
+        from mpi4py import MPI
+
+        self.beam = beam
+        self.control = StepControl(beam)
+        self.comm = MPI.COMM_SELF if comm is None else comm
+        self._fingerprint = dict(fingerprint)
+        self.step_count = 0
+        self._row: dict[str, float] | None = None
+        self._level: tuple[np.ndarray, np.ndarray] | None = None
+        self._t_end: float | None = None
+
+    def _leave(self) -> None:
+        """Take the step that leaves the beam's level (landing on the run's end). A failed
+        step leaves the stepper and the beam as they were (a checkpoint of the last good
+        state), then raises :class:`~fxrod.errors.ConvergenceError`."""
+        beam, t_end = self.beam, self._t_end
+        level, start = (beam.positions, beam.rotations), beam.get_state()
+        land = t_end is not None and beam.t < t_end - 1e-12 * max(1.0, abs(t_end))
+        try:
+            row = self.control.step(t_end if land else None)
+        except ConvergenceError:
+            beam.set_state(start)
+            raise
+        self._level, self._row = level, row
+
+    @property
+    def row(self) -> dict[str, float]:
+        """The row of the current level (:meth:`HamelBeam.step`)."""
+        if self._row is None:
+            self._leave()
+        return self._row
+
+    @property
+    def t(self) -> float:
+        """Time of the current level [s]."""
+        return self.row["t"]
+
+    @property
+    def h(self) -> float:
+        """Size of the next step [s] (:attr:`StepControl.h`)."""
+        return self.control.h
+
+    def step(self, h: float | None = None) -> StepInfo:
+        """Advance one level (``h``: None or :attr:`h`; the sizes are the step control's).
+        The outcome: the step's size, its Newton iterations and the change of ``H`` [J]
+        (the scheme conserves ``J_d`` exactly, ``H`` only approximately)."""
+        if h is not None and h != self.control.h:
+            raise ParameterError("h", h, f"None or the step control's {self.control.h!r} s")
+        prev = self.row
+        self._leave()
+        self.step_count += 1
+        row = self._row
+        return StepInfo(row["t"], row["t"] - prev["t"], int(prev["newton_its"]),
+                        row["H"] - prev["H"])
+
+    def advance_to(self, t_end: float, callback=None) -> None:
+        """Step to the level ``t_end`` [s], calling ``callback(self, outcome)`` after each."""
+        self._t_end = float(t_end)
+        eps = 1e-12 * max(1.0, abs(t_end))
+        while self.t < t_end - eps:
+            res = self.step()
+            if callback is not None:
+                callback(self, res)
+
+    def get_state(self) -> dict:
+        """The beam one step ahead (``beam_*``), the step control, the current level's row,
+        positions and rotations, and the step count."""
+        row = self.row                   # the level's row (and nodes) exist once asked for
+        b = self.beam.get_state()
+        return {**{f"beam_{k}": v for k, v in b.items()}, "control": self.control.get_state(),
+                "row": dict(row), "level_x": self._level[0],
+                "level_R": self._level[1], "step_count": self.step_count}
+
+    def set_state(self, st: dict) -> None:
+        """Restore :meth:`get_state`."""
+        self.beam.set_state({k: st[f"beam_{k}"] for k in HamelBeam.STATE})
+        self.control.set_state(st["control"])
+        self._row = {k: int(v) if k == "newton_its" else float(v)
+                     for k, v in st["row"].items()}
+        self._level = (np.array(st["level_x"], dtype=float),
+                       np.array(st["level_R"], dtype=float))
+        self.step_count = int(st["step_count"])
+
+    def probes(self) -> list:
+        """:class:`HamelProbe`."""
+        return [HamelProbe()]
+
+    def fingerprint(self) -> dict[str, str]:
+        """The problem's fingerprint as given."""
+        return self._fingerprint
+
+    def centreline(self) -> np.ndarray:
+        """The current level's nodes ``(n_nodes, 12)``: positions [m], then the directors
+        ``d1, d2, d3`` (the columns of the rotations)."""
+        if self._level is None:          # kept when the level's row is computed
+            self._leave()
+        x, R = self._level
+        return np.column_stack([x, R[:, :, 0], R[:, :, 1], R[:, :, 2]])
 
 
 def example2_velocity(n_elements: int = 9) -> np.ndarray:
