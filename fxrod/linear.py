@@ -61,6 +61,7 @@ from slepc4py import SLEPc
 from fxrod import mumps
 from fxrod.errors import ParameterError, check_finite, check_int_min, check_vector
 from fxrod.forms.base import Context
+from fxrod.forms.drag import RayleighDamping
 from fxrod.kinematics import split_q
 from fxrod.newton import global_bc_dofs
 from fxrod.rod import Section
@@ -132,11 +133,16 @@ class Buckling:
 
 
 # ---------------------------------------------------------------------- operators
-def check_model(model) -> None:
+def check_model(model, rayleigh: bool = False) -> None:
     """Refuse, in one line, a model a linearised analysis cannot take: extensions with
     fields of their own (internal variables) or dissipative ports (drag, damping: the
-    modes are undamped, the PH export has no R for them)."""
+    modes are undamped, the PH export has no R for them). ``rayleigh``: accept a
+    :class:`fxrod.forms.drag.RayleighDamping` (no static part: its field is pinned to zero
+    in the operator ``A``, so the undamped modes are those of the model without it), for
+    the PH export, which puts it into R."""
     for ext in model.extensions:
+        if rayleigh and isinstance(ext, RayleighDamping):
+            continue
         if ext.fields():
             raise ParameterError("extensions", ext.name,
                                  "none with own fields (internal variables) for a "
@@ -144,7 +150,8 @@ def check_model(model) -> None:
         if ext.dissipative:
             raise ParameterError("extensions", ext.name,
                                  "none that dissipate (drag, damping) for a linearised "
-                                 "analysis (undamped modes, no R in the PH export)")
+                                 "analysis (undamped modes; the PH export's R holds a "
+                                 "RayleighDamping only)")
 
 
 def static_residual(model, loads=None):
@@ -547,7 +554,8 @@ def _displacement_scale(model, shape: np.ndarray, state: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------------- public API
-def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) -> Modes:
+def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0),
+          rayleigh: bool = False) -> Modes:
     """The ``n_modes`` natural modes of ``model`` nearest to ``target`` [rad^2/s^2] about its
     current state ``w0`` (which should be an equilibrium: the reference, or the end of a
     quasi-static run). The loads enter at their last evaluated values (follower loads with
@@ -568,12 +576,15 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
         Shift [rad^2/s^2]: the modes with ``omega^2`` nearest to it are returned.
     centre : 3-vector
         Point [m] of the rotations in the participation factors.
+    rayleigh : bool
+        Accept a :class:`fxrod.forms.drag.RayleighDamping` and return the undamped modes
+        (:func:`fxrod.phmodel.modal_ph` adds the damping). Default False: refused.
 
     Raises
     ------
     ParameterError
         For ``n_modes < 1``, a negative target, or extensions with their own fields
-        (viscoelastic branches).
+        (viscoelastic branches) or dissipative ones.
     RuntimeError
         If SLEPc converges fewer than ``n_modes`` eigenpairs.
     """
@@ -581,7 +592,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0)) 
     centre = check_vector("centre", centre, 3)
     if not np.isfinite(target) or target < 0.0:
         raise ParameterError("target", target, "a finite omega^2 >= 0 [rad^2/s^2]")
-    check_model(model)
+    check_model(model, rayleigh)
     state = model.w0.x.array.copy()
     A = stiffness_matrix(model, state)
     E = system_matrix(model, mass_form(model), state, diag=0.0)

@@ -22,8 +22,21 @@ stiffness of the prestress (zero about an unloaded reference): the blocks of the
 rod-rod contact included; contact friction and damping are refused: they linearise to a
 damping ``R`` does not hold). Supported dofs are removed, joints eliminated (``w = T w_r``).
 ``J`` is skew and ``Q^T E = diag(K_g, M, C, 0)`` symmetric: ``dH/dt = -z^T R z + y^T u``
-with the co-energy ``z = Q x`` (``R = 0`` unless a mass-proportional damping ``alpha`` [1/s]
-is asked for). The inputs ``u`` are named end forces [N] and moments [N m] (dead, spatial
+with the co-energy ``z = Q x``.
+
+The damping block is the linearisation of the model's
+:class:`fxrod.forms.drag.RayleighDamping` (``alpha M + beta K``) plus an optional
+mass-proportional damping of the export alone (``damping``)::
+
+    R_vv = (damping + alpha) M + beta B^T C_a^-1 B,
+
+``C_a`` the compliance block on the stress components that have one (constrained strains
+carry no viscous stress): the viscous stress ``sigma_v`` of the step solves
+``C sigma_v = beta B v``, and it enters the momentum rows like the stress, through ``B^T``.
+``B^T C_a^-1 B`` is the material stiffness (without ``K_g``); about an unloaded reference it
+is the whole stiffness, and every mode then decays with the ratio
+``alpha/(2 omega) + beta omega/2``. The other dissipative extensions (drag, ambient damping)
+are refused. The inputs ``u`` are named end forces [N] and moments [N m] (dead, spatial
 directions); the collocated outputs ``y`` are the velocity [m/s] of the loaded node along a
 force and its angular velocity [rad/s] about a moment.
 
@@ -46,9 +59,11 @@ import ufl
 from dolfinx import fem
 from dolfinx.fem.petsc import assemble_vector
 from petsc4py import PETSc
+from scipy.sparse import csgraph
 
 from fxrod.errors import ParameterError, check_int_min, check_vector
 from fxrod.forms.contact import Contact
+from fxrod.forms.drag import RayleighDamping
 from fxrod.kinematics import angular_velocity, split_q
 from fxrod.linear import check_model, mass_form, modes, stiffness_matrix, system_matrix
 
@@ -302,6 +317,45 @@ def _check_inputs(model, inputs) -> list[Input]:
     return inputs
 
 
+def _rayleigh(model) -> tuple[float, float]:
+    """``(alpha [1/s], beta [s])`` of the model's Rayleigh damping (summed over its
+    :class:`fxrod.forms.drag.RayleighDamping` extensions; zeros without), after the
+    linearisation checks of :func:`fxrod.linear.check_model` on the other extensions (a
+    Rayleigh damping's field ``sigma_v`` is pinned to zero in the static operator, so the
+    blocks of the other fields are those of the undamped model)."""
+    check_model(model, rayleigh=True)
+    rayleigh = [e for e in model.extensions if isinstance(e, RayleighDamping)]
+    return sum(e.alpha for e in rayleigh), sum(e.beta for e in rayleigh)
+
+
+def _block_inverse(C: sp.csr_matrix) -> sp.csr_matrix:
+    """The inverse of a block-diagonal (after a permutation) symmetric positive definite
+    matrix, block by block: the DG1 compliance couples the two nodes of an element only."""
+    n_blocks, label = csgraph.connected_components(abs(C) > 0.0, directed=False)
+    order = np.argsort(label, kind="stable")
+    size = np.bincount(label, minlength=n_blocks)
+    start = np.concatenate([[0], np.cumsum(size)])
+    rows, cols, vals = [], [], []
+    for k in np.unique(size):
+        idx = np.stack([order[start[b]:start[b] + k] for b in np.flatnonzero(size == k)])
+        blocks = np.stack([C[i][:, i].toarray() for i in idx])
+        rows.append(np.repeat(idx, k, axis=1).ravel())
+        cols.append(np.tile(idx, (1, k)).ravel())
+        vals.append(np.linalg.inv(blocks).ravel())
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=C.shape)
+
+
+def _material_stiffness(A: sp.csr_matrix, iq: np.ndarray, isg: np.ndarray) -> sp.csr_matrix:
+    """``B^T C_a^-1 B`` on the q states ``iq`` from the blocks of the operator ``A`` (the
+    stresses ``isg``; ``C_a`` the compliance of the components that have one)."""
+    C = A[isg][:, isg]
+    active = isg[C.diagonal() > 0.0]
+    Ba = A[iq][:, active]
+    K = Ba @ _block_inverse(A[active][:, active]) @ Ba.T
+    return 0.5 * (K + K.T)
+
+
 # ---------------------------------------------------------------------- builders
 def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHModel:
     """The linear port-Hamiltonian model of ``model`` about its current state ``w0`` (an
@@ -312,11 +366,12 @@ def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHM
     ----------
     model : RodModel
         The discrete system (joints, rings and rigid bodies allowed; no extension with own
-        fields).
+        fields but a Rayleigh damping; no other dissipative extension).
     inputs : sequence of Input
         The named inputs (end forces and moments).
     damping : float
-        Mass-proportional damping ``alpha`` [1/s] (``R = diag(0, alpha M, 0, 0)``).
+        Mass-proportional damping [1/s] of the export alone, added to the model's Rayleigh
+        damping (``R_vv = (damping + alpha) M + beta B^T C_a^-1 B``, module docstring).
     sym_tol : float
         Relative tolerance of the structure checks of the linearisation (``K_g``
         symmetric, the strain and constraint blocks adjoint).
@@ -324,14 +379,14 @@ def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHM
     Raises
     ------
     ParameterError
-        Bad inputs, negative damping, an extension with own fields, contact friction or
-        damping, or a non-symmetric geometric stiffness (follower loads: not
-        port-Hamiltonian).
+        Bad inputs, negative damping, an extension with own fields (but a Rayleigh
+        damping's), drag or ambient damping, contact friction or damping, or a
+        non-symmetric geometric stiffness (follower loads: not port-Hamiltonian).
     """
     inputs = _check_inputs(model, inputs)
     if not (np.isfinite(damping) and damping >= 0.0):
         raise ParameterError("damping", damping, "a mass-proportional damping >= 0 [1/s]")
-    check_model(model)
+    alpha, beta = _rayleigh(model)
     state = model.w0.x.array.copy()
     Ap = stiffness_matrix(model, state)
     Ep = system_matrix(model, mass_form(model), state, diag=0.0)
@@ -360,7 +415,10 @@ def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHM
     J = sp.bmat([[None, Iq, None, None], [-Iq, None, -Bt, -Gt],
                  [None, Bt.T, None, None], [None, Gt.T, None, None]], format="csr")
     Qm = sp.block_diag([K, Iq, sp.identity(ns), sp.identity(nl)], format="csr")
-    R = sp.block_diag([sp.csr_matrix((nq, nq)), damping * M, sp.csr_matrix((ns + nl,) * 2)],
+    Rv = (damping + alpha) * M
+    if beta > 0.0:
+        Rv = Rv + beta * _material_stiffness(A, iq, isg)
+    R = sp.block_diag([sp.csr_matrix((nq, nq)), Rv, sp.csr_matrix((ns + nl,) * 2)],
                       format="csr")
     b = input_matrix(model, inputs, state)[iq]
     B = sp.vstack([sp.csr_matrix((nq, len(inputs))), sp.csr_matrix(b),
@@ -375,17 +433,20 @@ def linear_ph(model, inputs, damping: float = 0.0, sym_tol: float = 1e-8) -> PHM
 
 
 def modal_ph(model, inputs, n_modes: int, damping: float = 0.0) -> PHModel:
-    """Modal truncation: the first ``n_modes`` natural modes (:func:`fxrod.linear.modes`,
-    unit modal mass) as a port-Hamiltonian system with state ``(eta, p)``,
-    ``E = I``, ``J = [[0, I], [-I, 0]]``, ``R = diag(0, alpha I)``, ``Q = diag(Omega^2,
-    I)``, ``B = [0; Phi^T b]``: the same inputs and collocated outputs as
-    :func:`linear_ph`. ``shapes`` holds ``Phi`` on the full model's q states (so that
+    """Modal truncation: the first ``n_modes`` undamped natural modes
+    (:func:`fxrod.linear.modes`, unit modal mass) as a port-Hamiltonian system with state
+    ``(eta, p)``, ``E = I``, ``J = [[0, I], [-I, 0]]``, ``Q = diag(Omega^2, I)``,
+    ``B = [0; Phi^T b]`` and the damping ``R = diag(0, Phi^T R_vv Phi)`` of
+    :func:`linear_ph` projected, ``(damping + alpha) I + beta Phi^T B^T C_a^-1 B Phi``
+    (``beta Omega^2`` about an unloaded reference): the same inputs and collocated outputs
+    as :func:`linear_ph`. ``shapes`` holds ``Phi`` on the full model's q states (so that
     ``q ~ Phi eta``)."""
     inputs = _check_inputs(model, inputs)
     n_modes = check_int_min("n_modes", n_modes, 1)
     if not (np.isfinite(damping) and damping >= 0.0):
         raise ParameterError("damping", damping, "a mass-proportional damping >= 0 [1/s]")
-    m = modes(model, n_modes)
+    alpha, beta = _rayleigh(model)
+    m = modes(model, n_modes, rayleigh=True)
     k = m.omega.size
     # the shapes on the q states of the full model (owned nodes, gathered, free dofs)
     lab = _unknown_labels(model)
@@ -398,12 +459,21 @@ def modal_ph(model, inputs, n_modes: int, damping: float = 0.0) -> PHModel:
         full = np.zeros(model.w.x.array.size)
         full[model.space.q_map] = s.reshape(-1)
         Phi[:, j] = _gather(full[own], model.comm)[iq]
-    b = input_matrix(model, inputs, model.w0.x.array.copy())[iq]
+    state = model.w0.x.array.copy()
+    b = input_matrix(model, inputs, state)[iq]
     Ik = sp.identity(k, format="csr")
     Z = sp.csr_matrix((k, k))
+    Rp = (damping + alpha) * Ik
+    if beta > 0.0:
+        Ap = stiffness_matrix(model, state)
+        A = _gather_matrix(Ap, model.comm)
+        Ap.destroy()
+        isg = np.flatnonzero(~lab["supported"] & (lab["kind"] == 1))
+        Kp = Phi.T @ (_material_stiffness(A, iq, isg) @ Phi)
+        Rp = Rp + sp.csr_matrix(beta * 0.5 * (Kp + Kp.T))
     return PHModel(E=sp.identity(2 * k, format="csr"),
                    J=sp.bmat([[Z, Ik], [-Ik, Z]], format="csr"),
-                   R=sp.block_diag([Z, damping * Ik], format="csr"),
+                   R=sp.block_diag([Z, Rp], format="csr"),
                    Q=sp.block_diag([sp.diags(m.omega**2), Ik], format="csr"),
                    B=sp.vstack([sp.csr_matrix((k, len(inputs))), sp.csr_matrix(Phi.T @ b)],
                                format="csr"),

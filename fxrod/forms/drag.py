@@ -430,8 +430,10 @@ class RayleighDamping(Extension):
         D^n = h int (alpha v_m . M v_m + sigma_v . C sigma_v/beta) ds
             = h int (alpha v_m . M v_m + beta Pi(eps_dot) . K Pi(eps_dot)) ds >= 0.
 
-    No port work; no static part (no velocity in statics: the field is pinned to zero); the
-    linearised analyses refuse it (``dissipative``). Rigid motions are damped by alpha only.
+    No port work; no static part (no velocity in statics: the field is pinned to zero).
+    Modes, buckling and the continuation refuse it (``dissipative``); the linear
+    port-Hamiltonian export (:func:`fxrod.phmodel.linear_ph`) puts its linearisation
+    ``alpha M + beta B^T C^-1 B`` into ``R``. Rigid motions are damped by alpha only.
 
     Parameters
     ----------

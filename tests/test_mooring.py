@@ -1,0 +1,258 @@
+"""Rods in fluids: a cantilever in a current, a mooring line (demos/mooring.py), Rayleigh
+damping in the linear port-Hamiltonian model (fxrod/forms/drag.py, fxrod/phmodel.py).
+
+References:
+
+* ``test_cantilever_in_an_oblique_current``: a quasi-static cantilever in a uniform current
+  U at 30 degrees to its axis (Morison, no buoyancy). Morison's independence principle
+  splits the drag of the flow into the normal load ``q_n = rho D C_dn U_n^2/2`` and the
+  tangential one ``q_t = rho pi D C_dt U_t^2/2``; the tip deflects ``q_n L^4/(8 EI) +
+  q_n L^2/(2 k_s)`` (Timoshenko beam) and stretches ``q_t L^2/(2 EA)``.
+* ``test_mooring_line_is_the_elastic_catenary``: the chain of demos/mooring.py without
+  current against the elastic catenary on a frictionless horizontal seabed (Irvine, Cable
+  Structures, 1981, §2.4): with w the wet weight per unstretched length, H the horizontal
+  tension, L the line length and L_s its suspended (unstretched) part, the fairlead
+  ``(X_F, Z_F)`` satisfies
+
+      X_F = L - L_s + H L/EA + (H/w) asinh(w L_s/H),
+      Z_F = (H/w) (sqrt(1 + (w L_s/H)^2) - 1) + w L_s^2/(2 EA),
+
+  the lying part is straight at tension H (the anchor's horizontal reaction), the suspended
+  one at ``u = s - (L - L_s)`` is at ``x = (L - L_s)(1 + H/EA) + H u/EA + (H/w)
+  asinh(w u/H)``, ``z = w u^2/(2 EA) + (H/w)(sqrt(1 + (w u/H)^2) - 1)`` and the fairlead
+  holds ``(H, w L_s)``.
+* ``test_linear_ph_rayleigh_modal_damping_ratio``: the export of a cantilever with
+  ``RayleighDamping(alpha, beta)`` has the damped eigenvalues
+  ``-zeta omega +- i omega sqrt(1 - zeta^2)`` with ``zeta = alpha/(2 omega) + beta omega/2``
+  and omega the undamped export's frequencies (an exact identity of classical damping
+  ``R = alpha M + beta K``), bounded by the eigen-solver's backward error.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+from fxrod.bcs import Clamp
+from fxrod.errors import ParameterError
+from fxrod.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping
+from fxrod.integrators import Integrator
+from fxrod.linear import modes
+from fxrod.model import RodModel
+from fxrod.phmodel import Input, linear_ph, modal_ph
+from fxrod.rod import Rod, Section
+from fxrod.settings import SolverSettings
+from fxrod.simulation import Simulation
+from tests.conftest import ROOT
+from tests.roundoff import EPS, ROUNDOFF_C, roundoff
+
+sys.path.insert(0, str(ROOT / "demos"))
+try:
+    import mooring
+finally:
+    sys.path.pop(0)
+
+
+# ------------------------------------------------------------------ current
+def test_cantilever_in_an_oblique_current():
+    """L = 1 m, EI = 100 N m^2, EA = 1e3 N (soft in extension, so that the stretch is
+    measurable), k_s = 1e6 N; current at 30 degrees to the rod, sized for a deflection
+    ``1e-6 L``. Error budget: the geometric nonlinearity (the load follows the rotated
+    tangent, ``(w/L)^2 = 1e-12``) and the tension's stiffening of the bending: the tension
+    ``T <= q_t L`` adds the energy ``int T w'^2/2`` against ``int EI w''^2/2``, at most
+    ``q_t L^3/EI = 3.1e-5`` relative (measured -5.3e-7). The stretch (1.6e-6 m) is off by
+    the Newton tolerance (strain rows below 1e-12: 1e-12 m), the shortening of the bent
+    rod (``< w^2/L``) and the axial part of the normal load on the rotated tangent
+    (``< q_n w L/EA``, 8e-13 m): 2.8e-12 m (measured 1.4e-12 m). The drag of the full
+    current across the rod (no split) is 4 times too large, a split on the perimeter for
+    the normal part or on D for the tangential one off by a factor pi."""
+    L, n_e = 1.0, 16
+    EI, EA, ks = 100.0, 1e3, 1e6
+    sec = Section(rhoA=1.0, M11=1e-6, M22=1e-6, k_s1=ks, k_s2=ks, k_e=EA, k_b1=EI, k_b2=EI,
+                  k_t=EI, radius=0.01)
+    rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(L, 0.0, 0.0), d1=(0.0, 0.0, 1.0),
+              n_elements=n_e)
+    rho, D, C_dn, C_dt, theta = 1000.0, 0.02, 1.2, 0.5, math.radians(30.0)
+    w_target = 1e-6 * L
+    q_n = w_target / (L ** 4 / (8 * EI) + L ** 2 / (2 * ks))
+    U = math.sqrt(q_n / (0.5 * rho * D * C_dn)) / math.sin(theta)
+    q_t = 0.5 * rho * math.pi * D * C_dt * (U * math.cos(theta)) ** 2
+    u = U * np.array([math.cos(theta), math.sin(theta), 0.0])
+    drag = MorisonDrag(rho, D, C_dn, C_dt, buoyancy=False, current=lambda t: math.sqrt(t) * u)
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[drag], quasistatic=True)
+    sim = Simulation(Integrator(model, 1.0, SolverSettings(atol=1e-12)))
+    sim.run(1.0)
+    tip = np.array([sim.column(f"tip_{k}")[-1] for k in (1, 2, 3)])
+    stretch = q_t * L ** 2 / (2 * EA)
+    assert abs(tip[1] / w_target - 1.0) <= q_t * L ** 3 / EI, tip[1] / w_target - 1.0
+    bound = 1e-12 * L + w_target ** 2 / L + q_n * w_target * L / EA
+    assert abs(tip[0] - L - stretch) <= bound, (tip[0] - L - stretch, bound)
+    assert abs(tip[2]) <= roundoff(L)
+
+
+# ------------------------------------------------------------------ mooring line
+def _catenary(x_f: float, z_f: float, ea: float = mooring.EA) -> tuple[float, float]:
+    """``(H, w L_s)`` of the elastic catenary of axial stiffness ``ea`` [N] through the
+    fairlead (module docstring): Newton on the two equations, started from the demo's
+    solution of them (an independent implementation of Irvine's formulas)."""
+    w, L = mooring.WET_WEIGHT, mooring.LENGTH
+    H, Ls = mooring.elastic_catenary(x_f, z_f)
+    for _ in range(50):
+        r = np.array([L - Ls + H * L / ea + H / w * math.asinh(w * Ls / H) - x_f,
+                      H / w * (math.hypot(1.0, w * Ls / H) - 1.0) + w * Ls ** 2 / (2 * ea)
+                      - z_f])
+        a = w * Ls / H
+        J = np.array([[L / ea + (math.asinh(a) - a / math.hypot(1.0, a)) / w,
+                       -1.0 + 1.0 / math.hypot(1.0, a)],
+                      [(math.hypot(1.0, a) - 1.0 - a * a / math.hypot(1.0, a)) / w,
+                       a / math.hypot(1.0, a) + w * Ls / ea]])
+        dH, dLs = np.linalg.solve(J, -r)
+        H, Ls = H + dH, Ls + dLs
+        if abs(dH) <= 1e-12 * H and abs(dLs) <= 1e-12 * L:
+            break
+    return H, w * Ls
+
+
+def _profile(s: np.ndarray, H: float, V: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, z)`` of the elastic catenary at the unstretched arc lengths s."""
+    w, L, ea = mooring.WET_WEIGHT, mooring.LENGTH, mooring.EA
+    lb = L - V / w
+    u = np.maximum(s - lb, 0.0)
+    x = np.minimum(s, lb) * (1.0 + H / ea) + H * u / ea + H / w * np.arcsinh(w * u / H)
+    z = w * u ** 2 / (2 * ea) + H / w * (np.sqrt(1.0 + (w * u / H) ** 2) - 1.0)
+    return x, z
+
+
+def test_mooring_line_is_the_elastic_catenary(tmp_path):
+    """demos/mooring.py, still water, 128 elements (h_e = 1.95 m), EI = 1e3 N m^2, seabed
+    penalty k = 1e6 N/m^2 (raised by w/k with the weight, so that the lying chain's
+    centreline rests at z = 0 like the closed form's).
+
+    Tolerance, from the three lengths over which the rod departs from the catenary near
+    the touchdown, where the curvature jumps from 0 to ``kappa = w/H``: the seabed's
+    (Winkler) transition ``l_k = sqrt(H/k)`` (0.38 m), the bending boundary layer
+    ``l_b = sqrt(EI/H)`` (0.08 m), and the element, whose P2 interpolation of that jump
+    is off by ``kappa h_e^2/8``; each bends the profile there by about
+    ``kappa l^2/2``. The clamp at the fairlead holds the reference's end angle, off the
+    catenary's by ``dtheta`` (4e-3 rad), over ``l_b``. So the profile near the touchdown
+    and the fairlead is off by ``dz = kappa (l_k^2 + l_b^2 + h_e^2/8)/2 + dtheta l_b``
+    (2.4 mm), and the line's ends by the same: H and V move by at most
+    ``(|dH/dX_F| + |dH/dZ_F|) dz`` (derivatives of the closed form by central differences;
+    95 N, 6e-4 of H; measured -41 N; V: 38 N, measured -15 N) and the profile by
+    ``dz (1 + max |dz/dX_F| + max |dz/dZ_F|)`` (10 mm; measured 4.3 mm in z, 2.7 mm in
+    x). The inextensible catenary through the same fairlead (H = 150 kN) is 23 times the
+    tolerance away; the CSV holds the profile, its tension at the ends the reactions."""
+    run = mooring.mooring(128)
+    x_f, z_f = run["fairlead"]
+    H, V = _catenary(x_f, z_f)
+    w, ei, k = mooring.WET_WEIGHT, mooring.EI, mooring.STIFFNESS
+    h_e = mooring.LENGTH / 128
+    l_b = math.sqrt(ei / H)
+    dtheta = abs(math.atan(V / H) - math.atan(w * mooring.LENGTH / 2 / mooring.H_REFERENCE))
+    dz = w / H * (H / k + ei / H + h_e ** 2 / 8) / 2 + dtheta * l_b
+    d = 1e-3
+
+    def moved(dx, dzf):
+        Hm, Vm = _catenary(x_f + dx, z_f + dzf)
+        return np.array([Hm, Vm, *_profile(run["s"], Hm, Vm)[1]])
+
+    sens = [np.abs(moved(d, 0.0) - moved(-d, 0.0)) / (2 * d),
+            np.abs(moved(0.0, d) - moved(0.0, -d)) / (2 * d)]
+    tol_HV = (sens[0][:2] + sens[1][:2]) * dz
+    F = run["fairlead_force"]
+    assert abs(run["H"] - H) <= tol_HV[0], (run["H"] - H, tol_HV[0])
+    assert abs(F[0] - H) <= tol_HV[0], (F[0] - H, tol_HV[0])
+    assert abs(F[1] - V) <= tol_HV[1], (F[1] - V, tol_HV[1])
+    x_ref, z_ref = _profile(run["s"], H, V)
+    tol_z = dz * (1.0 + sens[0][2:].max() + sens[1][2:].max())
+    assert np.max(np.abs(run["z"] - z_ref)) <= tol_z, (np.max(np.abs(run["z"] - z_ref)), tol_z)
+    assert np.max(np.abs(run["x"] - x_ref)) <= tol_z
+    assert abs(_catenary(x_f, z_f, ea=math.inf)[0] - H) >= 20 * tol_HV[0]
+    mooring.write_csv(run, tmp_path / "mooring.csv")
+    rows = np.genfromtxt(tmp_path / "mooring.csv", delimiter=",", names=True)
+    assert rows.dtype.names == ("s", "x", "z", "tension")
+    assert rows["tension"][0] == pytest.approx(run["H"], rel=tol_HV[0] / H)
+    assert rows["tension"][-1] == pytest.approx(math.hypot(*F), rel=tol_HV.sum() / H)
+
+
+# ------------------------------------------------------------------ PH export
+def _spectrum(ph) -> np.ndarray:
+    """The finite generalised eigenvalues of ``((J - R) Q, E)`` (dense QZ)."""
+    ev = sl.eig(((ph.J - ph.R) @ ph.Q).toarray(), ph.E.toarray(), right=False)
+    return ev[np.isfinite(ev)]
+
+
+@pytest.mark.parametrize("constraints", [(), ("kirchhoff",)])
+def test_linear_ph_rayleigh_modal_damping_ratio(constraints):
+    """Steel cantilever (1 m, radius 1 cm, 8 elements), alpha = 3 1/s, beta = 2e-4 s: the
+    first six oscillating eigenvalues of the export (three bending pairs, zeta from 0.026
+    to 0.157) against ``-zeta omega + i omega sqrt(1 - zeta^2)`` with the undamped
+    export's omega. Shearable and extensible, and with Kirchhoff's constraints (shear and
+    extension carry no viscous stress: the compliance rows without compliance are left
+    out). Bound: QZ is backward stable, an eigenvalue is off by about ``eps |A|``, here
+    ``roundoff(|lambda|_max)`` of each spectrum (the stiffest mode; measured 7.4e-7 of
+    1.2e-6 shearable, 4e-10 of 2.3e-7 Kirchhoff). Without the beta part the highest pair's
+    zeta is 12 times too small."""
+    sec = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
+    rod = Rod(sec, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), 8,
+              constraints=constraints)
+    alpha, beta = 3.0, 2e-4
+    tip = [Input("F_z", "force", "L", (0.0, 0.0, 1.0))]
+    damped = linear_ph(RodModel(rod, supports=[Clamp("0")],
+                                extensions=[RayleighDamping(alpha, beta)]), tip)
+    undamped = linear_ph(RodModel(rod, supports=[Clamp("0")]), tip)
+    ev, ev0 = _spectrum(damped), _spectrum(undamped)
+    omega = np.sort(ev0.imag[ev0.imag > 0.0])[:6]
+    lam = ev[ev.imag > 0.0]
+    lam = lam[np.argsort(np.abs(lam))][:6]
+    zeta = alpha / (2 * omega) + beta * omega / 2
+    expected = omega * (-zeta + 1j * np.sqrt(1.0 - zeta ** 2))
+    bound = roundoff(np.abs(ev).max()) + roundoff(np.abs(ev0).max())
+    assert np.max(np.abs(lam - expected)) <= bound, (np.max(np.abs(lam - expected)), bound)
+    R = damped.R
+    assert abs(R - R.T).max() <= ROUNDOFF_C * EPS * abs(R).max()
+    assert np.linalg.eigvalsh(R.toarray()).min() >= -ROUNDOFF_C * EPS * abs(R).max()
+
+
+@pytest.mark.parametrize("constraints", [(), ("kirchhoff",)])
+def test_modal_ph_rayleigh_is_the_projected_damping(constraints):
+    """The modal export of the same cantilever (four modes): its ``R_pp`` is the full
+    export's velocity block projected on the modes, ``Phi^T R_vv Phi`` (``Phi`` its
+    ``shapes``, unit modal mass), to ``roundoff`` of the sum of the products' magnitudes:
+    ``diag(alpha + beta omega_k^2)`` for exact modes (measured to 3e-12 of the diagonal,
+    the eigen-solver's tolerance), each mode with the damping ratio that
+    test_linear_ph_rayleigh_modal_damping_ratio checks."""
+    sec = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
+    rod = Rod(sec, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), 8,
+              constraints=constraints)
+    alpha, beta = 3.0, 2e-4
+    tip = [Input("F_z", "force", "L", (0.0, 0.0, 1.0))]
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[RayleighDamping(alpha, beta)])
+    ph = modal_ph(model, tip, 4)
+    full = linear_ph(model, tip)
+    Rv = full.R[full.block("v"), full.block("v")]
+    Phi = ph.shapes
+    Rp = ph.R[ph.block("p"), ph.block("p")].toarray()
+    scale = (np.abs(Phi).T @ (abs(Rv) @ np.abs(Phi))).max()
+    assert np.max(np.abs(Rp - Phi.T @ (Rv @ Phi))) <= roundoff(scale)
+
+
+def test_linear_ph_still_refuses_drag_modes_refuse_rayleigh():
+    """The export's R holds the Rayleigh damping only: ambient damping and drag are still
+    refused in one line naming the extension; modes refuse a Rayleigh damping (they are
+    the undamped ones) unless asked for the modal export."""
+    rod = Rod(Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3),
+              (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), 4)
+    tip = [Input("F_z", "force", "L", (0.0, 0.0, 1.0))]
+    for ext in (AmbientDamping(0.5), MorisonDrag(1025.0, 0.02, 1.2)):
+        model = RodModel(rod, supports=[Clamp("0")], extensions=[ext])
+        for analysis, args in ((linear_ph, (model, tip)), (modal_ph, (model, tip, 2))):
+            with pytest.raises(ParameterError, match=f"extensions = '{ext.name}'.*dissipate"):
+                analysis(*args)
+    model = RodModel(rod, supports=[Clamp("0")], extensions=[RayleighDamping(0.5)])
+    with pytest.raises(ParameterError, match="extensions = 'rayleigh'.*dissipate"):
+        modes(model, 2)
