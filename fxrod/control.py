@@ -95,22 +95,28 @@ class ActuationPort:
         """The actuator forces ``tau_k(t)`` [N] (the held values under a controller)."""
         return np.concatenate([e.forces(t) for e in self.actuations])
 
-    def _compile(self) -> list:
-        """One form a actuator: ``y_k = -int chi_k (d eps[q; v], sigma_k/tau_k) ds``."""
+    def unit_works(self, rate) -> list:
+        """Per actuator the UFL form ``-int chi_k (rate, sigma_k/tau_k) ds`` at the state
+        ``w0``: the work rate of a unit actuator force on the strain rate ``rate`` (with the
+        velocity: the collocated output; with a test function: the generalised force). The
+        extents ``chi_k`` are the actuators' on their members (a structure's too)."""
         m = self.model
-        q, v = ufl.split(m.w0)[0], m.v0
+        q = ufl.split(m.w0)[0]
         eps = strains(q, q.dx(0))
-        rate = strain_rate(q, q.dx(0), v, v.dx(0))
         s = ufl.SpatialCoordinate(m.mesh)[0]
         tol = _S_TOL * m.rod.length
-        # each actuator's extent in mesh coordinates (its member's, on a structure)
         ranges = np.concatenate([e.mesh_ranges() for e in self.actuations])
         forms = []
         for a, (xa, xb) in zip(self.actuators, ranges, strict=True):
             chi = ufl.conditional(ufl.And(ufl.ge(s, xa - tol), ufl.le(s, xb + tol)), 1.0, 0.0)
             sig = a.material_stress(eps, 1.0, chi, [float(x) for x in a.offset])
-            forms.append(fem.form(-ufl.dot(rate, sig) * m.ctx.dx))
+            forms.append(-ufl.dot(rate, sig) * m.ctx.dx)
         return forms
+
+    def _compile(self) -> list:
+        """One form a actuator: ``y_k = -int chi_k (d eps[q; v], sigma_k/tau_k) ds``."""
+        q, v = ufl.split(self.model.w0)[0], self.model.v0
+        return [fem.form(f) for f in self.unit_works(strain_rate(q, q.dx(0), v, v.dx(0)))]
 
     def outputs(self) -> np.ndarray:
         """Collocated outputs ``y_k`` [m/s] at the model's state at t_n: the rates of

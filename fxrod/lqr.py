@@ -48,8 +48,7 @@ from dolfinx.fem.petsc import assemble_vector
 from fxrod.callbacks import State
 from fxrod.control import ActuationPort
 from fxrod.errors import ParameterError
-from fxrod.forms.actuation import _S_TOL
-from fxrod.kinematics import strain_rate, strains
+from fxrod.kinematics import strain_rate
 from fxrod.linear import mass_form, system_matrix
 from fxrod.phmodel import Input, PHModel, modal_ph
 
@@ -122,16 +121,9 @@ def _actuator_forces(model, port: ActuationPort, iq: np.ndarray) -> np.ndarray:
     """``(n_q, n_act)`` generalised forces ``b_k`` of unit actuator forces at ``w0``."""
     wq = ufl.TestFunctions(model.space.W)[0]
     q = ufl.split(model.w0)[0]
-    eps = strains(q, q.dx(0))
-    rate = strain_rate(q, q.dx(0), wq, wq.dx(0))
-    s = ufl.SpatialCoordinate(model.mesh)[0]
-    tol = _S_TOL * model.rod.length
-    ranges = np.concatenate([e.mesh_ranges() for e in port.actuations])
     cols = []
-    for a, (xa, xb) in zip(port.actuators, ranges, strict=True):
-        chi = ufl.conditional(ufl.And(ufl.ge(s, xa - tol), ufl.le(s, xb + tol)), 1.0, 0.0)
-        sig = a.material_stress(eps, 1.0, chi, [float(x) for x in a.offset])
-        b = assemble_vector(fem.form(-ufl.dot(rate, sig) * model.ctx.dx))
+    for form in port.unit_works(strain_rate(q, q.dx(0), wq, wq.dx(0))):
+        b = assemble_vector(fem.form(form))
         cols.append(b.getArray(readonly=True)[iq].copy())
         b.destroy()
     return np.column_stack(cols)
