@@ -168,7 +168,14 @@ class EnergyLedger:
         if self.H is None:
             self.H = self.current()["H"]
         return {"external_work": self._sum(self._work), "port_work": self._sum(self._port),
-                "support_work": float(support_work), "dissipated": self._sum(self._diss)}
+                "support_work": float(support_work),
+                "dissipated": self._sum(self._diss) + self._nonlocal_dissipation()}
+
+    def _nonlocal_dissipation(self) -> float:
+        """Energy [J] dissipated in the step by the extensions that are not UFL forms
+        (rod-rod friction: ``dissipation_value()``, the same value on every rank)."""
+        return float(sum(e.dissipation_value() for e in self.model.extensions
+                         if hasattr(e, "dissipation_value")))
 
     def book(self, flows: dict[str, float]) -> float:
         """Close a step after the state update: add ``flows`` to the totals, evaluate

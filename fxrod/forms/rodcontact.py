@@ -55,7 +55,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 import ufl
-from dolfinx import fem
 from petsc4py import PETSc
 from scipy.spatial import cKDTree
 
@@ -103,7 +102,8 @@ class RodContact(Extension):
         self.v_reg = check_positive("v_reg", v_reg)
         #: a dissipative port with friction (the linearised analyses refuse it)
         self.dissipative = self.mu > 0.0
-        self._D: fem.Constant | None = None
+        #: the friction dissipation [J] of the step at the last iterate evaluated
+        self._D = 0.0
 
     # ------------------------------------------------------------------ checks
     def bind(self, rod) -> None:
@@ -112,7 +112,6 @@ class RodContact(Extension):
         self._locate = getattr(rod, "locate",
                                lambda x: (np.zeros(np.shape(x), dtype=int), np.asarray(x)))
         self._lengths = np.array([r.length for r in rods])
-        self._measure = float(np.sum(self._lengths))           # of the mesh [m]
         self._closed = np.array([bool(r.curve.closed) for r in rods])
         self._reference = rod.initial_configuration
         self._junctions = self._junctions_of(rods, getattr(rod, "joints", ()))
@@ -140,8 +139,6 @@ class RodContact(Extension):
         positions (global numbering) and check that no
         pair overlaps in the reference (t = 0)."""
         self._ctx = ctx
-        if self.mu > 0.0:
-            self._D = fem.Constant(ctx.mesh, np.float64(0.0))
         (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
         (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
         self.w, self.w0 = w, w0
@@ -282,11 +279,11 @@ class RodContact(Extension):
 
     def _with_friction(self, p, d0, d1, G, K):
         """Add the friction rows and blocks (complex step in ``d_1``) to the normal ones and
-        set the step's dissipation (the Constant the ledger integrates)."""
+        set the step's dissipation (:meth:`dissipation_value`, read by the ledger)."""
         if self.mu == 0.0:
             return p, G, K
         Gt, D = self._friction(d0, d1)
-        self._D.value = float(np.sum(D.real))
+        self._D = float(np.sum(D.real))
         if K is not None:
             step = 1e-30 * max(self.r, 1e-300)
             Kt = np.empty_like(K)
@@ -374,13 +371,11 @@ class RodContact(Extension):
         # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
         A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
-    def dissipation(self, ctx):
-        """Friction dissipation of the step ``D`` [J] (the pairs' sum, set at the last
-        iterate the solver evaluated) as the integral of ``D/|Omega|`` over the mesh, or
-        None without friction."""
-        if self._D is None:
-            return None
-        return self._D / self._measure * ctx.dx
+    def dissipation_value(self) -> float:
+        """Friction dissipation of the step ``D`` [J]: the pairs' sum at the last iterate
+        the solver evaluated (the converged one), the same on every rank; 0 without
+        friction. The ledger adds it to the dissipation of the UFL terms."""
+        return self._D
 
     def stored_energy_value(self) -> float:
         """Penalty energy [J] of the state at ``t_n`` (the same on every rank)."""
