@@ -27,7 +27,7 @@ import sys, time
 t0 = float(sys.argv[1])
 import fxrod
 t_import = time.time() - t0
-from fxrod.examples import flying_spaghetti
+from fxrod.problems.paper import flying_spaghetti
 integ = flying_spaghetti(int(sys.argv[2])).integrator()
 t_model = time.time() - t0
 integ.step()
@@ -35,14 +35,14 @@ t_step = time.time() - t0
 print(f"{t_import} {t_model} {t_step}")
 """
 
-#: ``--profile``: wall-clock seconds inside fxrod.jit's compilation of the forms (code
+#: ``--profile``: wall-clock seconds inside fxrod.native.jit's compilation of the forms (code
 #: generation, C builds in child processes, fxrod's helper built meanwhile), FFCx's code
 #: generation, fxrod's C helper build, and every cffi build in this process (setuptools and
 #: the C compiler: the helper's)
 PROFILE = r"""
 import functools, json, time
 import cffi.recompiler, ffcx.compiler
-import fxrod.native, fxrod.jit
+import fxrod.native, fxrod.native.jit
 split = {}
 def timed(owner, name, key):
     f = getattr(owner, name)
@@ -54,7 +54,7 @@ def timed(owner, name, key):
         finally:
             split[key] = split.get(key, 0.0) + time.time() - t
     setattr(owner, name, g)
-timed(fxrod.jit, "_compile", "jit_compile_s")
+timed(fxrod.native.jit, "_compile", "jit_compile_s")
 timed(ffcx.compiler, "compile_ufl_objects", "ffcx_codegen_s")
 timed(fxrod.native, "load", "fxrod_helper_s")
 timed(cffi.recompiler, "recompile", "cffi_builds_in_process_s")
@@ -67,7 +67,7 @@ def launch(cache: str, n_e: int, profile: bool = False) -> dict[str, float]:
     ``profile``, also the split of :data:`PROFILE`)."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
     env.pop("FXROD_CACHE_DIR", None)
-    child = CHILD.replace("from fxrod.examples", PROFILE + "from fxrod.examples", 1) \
+    child = CHILD.replace("from fxrod.problems.paper", PROFILE + "from fxrod.problems.paper", 1) \
         if profile else CHILD
     if profile:
         child += "print(json.dumps(split))\n"

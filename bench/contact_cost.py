@@ -1,4 +1,4 @@
-"""Per-step cost of self-contact (fxrod.forms.rodcontact) for several mesh sizes (issue 20).
+"""Per-step cost of self-contact (fxrod.core.forms.rodcontact) for several mesh sizes (issue 20).
 
     python bench/contact_cost.py [--sizes 100,1000,10000] [--steps N] [--json out.json]
 
@@ -16,8 +16,8 @@ For each n_e: ``--warmup`` steps, then N timed steps, three ways:
 
 * ``fast``: no contact, default settings (fxrod's FFCx fast assembly, MUMPS);
 * ``dolfinx``: no contact, ``fast_assembly=False`` -- the path every model with a nonlocal
-  term takes (fxrod.newton: DOLFINx assembly into a matrix that accepts new nonzeros);
-* ``contact``: with :class:`fxrod.forms.rodcontact.RodContact` (k = 1e2 N/m per pair).
+  term takes (fxrod.solvers.newton: DOLFINx assembly into a matrix that accepts new nonzeros);
+* ``contact``: with :class:`fxrod.core.forms.rodcontact.RodContact` (k = 1e2 N/m per pair).
 
 Contact breakdown per step (wrappers around the instance's methods, the class is used as it
 is): pair search (``_pairs``: KD-trees at t_n and at the iterate, exclusion filter), node
@@ -39,12 +39,12 @@ import time
 
 import numpy as np
 
-from fxrod.forms.rodcontact import RodContact
-from fxrod.geometry import Helix
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.geometry import Helix
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 
 R = 0.01                      #: wire (contact) radius [m]
 COIL = 5.0 * R                #: coil radius [m]

@@ -3,7 +3,7 @@
     python bench/ensemble.py [--members 1000] [--n-elements 10] [--steps 100] [--h 0.1]
                              [--json bench/ensemble.json]
 
-The rod and loads of :func:`fxrod.examples.flying_spaghetti` (Table 1, loads (74)); member k
+The rod and loads of :func:`fxrod.problems.paper.flying_spaghetti` (Table 1, loads (74)); member k
 carries the load factor ``0.5 + k/(N - 1)`` (0.5 .. 1.5). Steps of h = 0.1 s from t = 0
 with the chain solver and fxrod's other defaults (Newton atol 1e-11 of the paper). Prints
 the wall time of the setup (mesh, forms, JIT, solver) and of the stepping with a
@@ -29,14 +29,14 @@ import numpy as np
 from step_cost import instrument  # bench/ is the script's directory
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti_loads, flying_spaghetti_section
-from fxrod.rod import Rod
+from fxrod.core.rod import Rod
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti_loads, flying_spaghetti_section
 
 
 def measure(members: int, n_elements: int, steps: int, h: float) -> dict:
     from dataclasses import replace
 
-    from fxrod.ensemble import Ensemble
+    from fxrod.runs.ensemble import Ensemble
 
     t0 = time.perf_counter()
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),

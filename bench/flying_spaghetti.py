@@ -12,8 +12,8 @@ import time
 
 t_import0 = time.perf_counter()
 import fxrod  # noqa: E402,F401
-from fxrod.examples import flying_spaghetti  # noqa: E402
-from fxrod.simulation import Simulation  # noqa: E402
+from fxrod.problems.paper import flying_spaghetti  # noqa: E402
+from fxrod.runs.simulation import Simulation  # noqa: E402
 
 t_import = time.perf_counter() - t_import0
 

@@ -20,15 +20,15 @@ import time
 import numpy as np
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.adjoint import (
+from fxrod.analysis.adjoint import (
     Adjoint,
     ConstantParameter,
     InputHistory,
     SectionParameters,
     TipTracking,
 )
-from fxrod.examples import cantilever_vibration, quasistatic_cantilever
-from fxrod.soft_arm import SOFT_ARM, soft_arm
+from fxrod.problems.paper import cantilever_vibration, quasistatic_cantilever
+from fxrod.problems.soft_arm import SOFT_ARM, soft_arm
 
 
 def cantilever(k: int) -> Adjoint:

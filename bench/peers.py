@@ -48,7 +48,7 @@ import numpy as np
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.data import reference_path
-from fxrod.settings import SolverSettings
+from fxrod.solvers.settings import SolverSettings
 
 #: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
 #: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
@@ -78,7 +78,7 @@ def fxrod_cantilever(t_end: float, linear_solver: str = "auto",
     saddle-point variant, or ``"mumps"``; ``jacobian_lag``: the case's full Newton when
     None; ``persists``: the lag counted across steps): (wall time of the steps [s], tip
     every 1 ms [m])."""
-    from fxrod.examples import cantilever_vibration
+    from fxrod.problems.paper import cantilever_vibration
 
     prob = cantilever_vibration(8, h=1e-3, t_end=t_end)
     lag = {} if jacobian_lag is None else {"jacobian_lag": jacobian_lag}
@@ -98,7 +98,7 @@ def elastica_cantilever(n_e: int, t_end: float) -> tuple[float, np.ndarray]:
     the steps [s], tip every 1 ms [m])."""
     import elastica as ea
 
-    E, nu, rho, r = 7.2e10, 0.35, 2850.0, 2e-3  # fxrod.examples.cantilever_vibration_section
+    E, nu, rho, r = 7.2e10, 0.35, 2850.0, 2e-3  # fxrod.problems.paper.cantilever_vibration_section
 
     class TipImpulse(ea.NoForces):
         """The paper's tip force f (0, 1, 1) N and moment f (0.25, 0, 0) N m (spatial),

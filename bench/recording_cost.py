@@ -21,8 +21,8 @@ import tempfile
 import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.examples import cantilever_vibration, flying_spaghetti
-from fxrod.simulation import Simulation
+from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
+from fxrod.runs.simulation import Simulation
 
 PROBLEMS = {
     "ex62": lambda: cantilever_vibration(n_elements=8, h=1e-3),

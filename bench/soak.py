@@ -26,10 +26,10 @@ import numpy as np
 from mpi4py import MPI
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
-from fxrod.integrators import Integrator
-from fxrod.io import read_csv
-from fxrod.simulation import Simulation
+from fxrod.output.tables import read_csv
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
 
 
 def rss_mb() -> float:

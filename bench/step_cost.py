@@ -26,7 +26,7 @@ import statistics
 import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.examples import flying_spaghetti
+from fxrod.problems.paper import flying_spaghetti
 
 
 def _timed(fn, acc, key):

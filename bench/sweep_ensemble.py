@@ -6,9 +6,9 @@
 The plan varies ``load_scale`` over ``--points`` values in [0.5, 1.5] (10 elements, steps
 of 0.1 s up to t = 1 s by default); B = 0 is the plain sweep (one model a point: its CSV,
 ParaView series and checkpoint, the default linear solver), B > 0 runs B points at a time as one
-:class:`fxrod.ensemble.Ensemble` (the chain solver; a per-member CSV). Every form is
+:class:`fxrod.runs.ensemble.Ensemble` (the chain solver; a per-member CSV). Every form is
 JIT-compiled by a small warm-up sweep of each kind first. Measured: ``sweep_s``, the wall
-time of :func:`fxrod.sweep.run_sweep` (dealing, runs, records, table), its time per point,
+time of :func:`fxrod.studies.sweep.run_sweep` (dealing, runs, records, table), its time per point,
 the speed-up over B = 0, and ``max_rel_diff``: the largest difference of H, p, J and tip
 between the ensemble table and the plain one, relative to each quantity's magnitude. Prints
 a table and writes JSON.
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.sweep import run_sweep
-from fxrod.sweep_plan import make_plan
+from fxrod.studies.sweep import run_sweep
+from fxrod.studies.sweep_plan import make_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE = "flying-spaghetti"

@@ -28,8 +28,8 @@
 # %%
 from mpi4py import MPI
 
-from fxrod.cases import ancf_graded_cantilever as case
-from fxrod.cases import control, exit_on_signal
+from fxrod.studies.cases import ancf_graded_cantilever as case
+from fxrod.studies.cases import control, exit_on_signal
 
 args = case.CASE.parse_args()
 

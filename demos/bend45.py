@@ -3,7 +3,7 @@
 #
 # The stress-free reference is an arc of radius 100 through 45 degrees in the e1-e2 plane,
 # starting at the origin tangent to e1 with its centre at (0, 100, 0)
-# (``fxrod.geometry.Arc``). The P2 nodes sit on the exact arc and the stresses start at
+# (``fxrod.core.geometry.Arc``). The P2 nodes sit on the exact arc and the stresses start at
 # zero, so the unloaded arc is an equilibrium to round-off. The rod is clamped at s = 0; its
 # 1 x 1 square section has E = 1e7, G = E/2, shear factor 5/6, J = 1/6 (consistent units).
 # A dead force F along +e3, perpendicular to the plane of the arc, is raised to F = 600 in
@@ -17,14 +17,14 @@
 # ``DIR/bend45.png``; prints the tip at F = 300, 450, 600 next to Simo & Vu-Quoc's values.
 
 # %%
-from fxrod.cases import bend45 as case
-from fxrod.cases import control, exit_on_signal
+from fxrod.studies.cases import bend45 as case
+from fxrod.studies.cases import control, exit_on_signal
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.examples.bend45: Rod(section, curve=Arc(100, pi/4), n_elements) in a quasi-static
+# fxrod.problems.paper.bend45: Rod(section, curve=Arc(100, pi/4), n_elements) in a quasi-static
 # model, clamped at s = 0, with the tip force t e3.
 
 # %%

@@ -24,14 +24,14 @@
 # and the strain consistency ``Gamma_1..3``, ``K_1..3``; ``.pvd`` (ParaView) and ``.png``.
 
 # %%
-from fxrod.cases import cantilever_vibration as case
-from fxrod.cases import control, exit_on_signal
+from fxrod.studies.cases import cantilever_vibration as case
+from fxrod.studies.cases import control, exit_on_signal
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.examples.cantilever_vibration: 8 Kirchhoff elements, the clamp at s = 0, the tip
+# fxrod.problems.paper.cantilever_vibration: 8 Kirchhoff elements, the clamp at s = 0, the tip
 # impulse, h = 1 ms, full Newton to atol 1e-13; optionally the Maxwell branch.
 
 # %%

@@ -17,14 +17,14 @@
 # run ``DIR/capstan_mu<mu>_theta<deg>.csv`` (with the contact columns) and ``DIR/capstan.png``.
 
 # %%
-from fxrod.cases import capstan as case
-from fxrod.cases import control, exit_on_signal
+from fxrod.studies.cases import capstan as case
+from fxrod.studies.cases import control, exit_on_signal
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problems and the runs
-# fxrod.cases.capstan.problem: Rod(section, curve=rope_curve(theta)) in a quasi-static model
+# fxrod.studies.cases.capstan.problem: Rod(section, curve=rope_curve(theta)) in a quasi-static model
 # with Contact(Cylinder(...), stiffness, friction=mu, quadrature="nodal"), the dead force
 # T_in at s = 0 and the clamp at s = L moving out along its tail. One CSV row per load step.
 

@@ -5,7 +5,7 @@ A circular arch of radius 100 through 215 degrees, clamped at one end and hinged
 other, carries a dead point force P at its apex. Load control stops at the limit point (the
 load cannot grow past it); the Riks/Crisfield continuation follows the path through it, with
 the load factor lambda = P R^2/EI and the apex displacement as the path unknowns
-(fxrod.continuation). At every point the number of negative pivots of the symmetric
+(fxrod.analysis.continuation). At every point the number of negative pivots of the symmetric
 LDL^T factorisation of the tangent gives the stability index (0: stable); where it changes
 the critical point is located by bisection: a limit point near P R^2/EI = 8.97.
 
@@ -15,7 +15,7 @@ Writes ``DIR/deep_arch.csv`` (columns ``lambda, arc_length, index, event, newton
 apex_u1, apex_u2, apex_u3``) and ``DIR/deep_arch.png``; prints the located critical points.
 """
 
-from fxrod.cases import deep_arch as case
+from fxrod.studies.cases import deep_arch as case
 
 args = case.CASE.parse_args()
 

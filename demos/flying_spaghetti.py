@@ -21,14 +21,14 @@
 # (snapshots at t = 0, 2.5, ...) and ``.gif``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import flying_spaghetti as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import flying_spaghetti as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.examples.flying_spaghetti builds the rod (P2 elements for the centreline and the
+# fxrod.problems.paper.flying_spaghetti builds the rod (P2 elements for the centreline and the
 # directors, DG1 stresses), the end loads and the paper's solver settings.
 
 # %%

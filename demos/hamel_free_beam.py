@@ -26,8 +26,8 @@
 # %%
 from mpi4py import MPI
 
-from fxrod.cases import exit_on_signal
-from fxrod.cases import hamel_free_beam as case
+from fxrod.studies.cases import exit_on_signal
+from fxrod.studies.cases import hamel_free_beam as case
 
 args = case.CASE.parse_args()
 

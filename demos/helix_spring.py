@@ -2,7 +2,7 @@
 # # A helical spring: a pre-curved, pre-twisted rod pulled along its axis.
 #
 # The stress-free reference is a helix of coil radius 10 mm, pitch 4 mm and 5 turns with
-# parallel-transport (Bishop) director frames (``fxrod.geometry.Helix``), a steel wire of
+# parallel-transport (Bishop) director frames (``fxrod.core.geometry.Helix``), a steel wire of
 # radius 1 mm. The rod is clamped at s = 0; at its free end a dead force along the coil axis
 # acts through the coil centre (the force plus the moment that carries its line of action onto
 # the axis), ramped by the load factor t in [0, 1] up to 50 N (quasi-static load steps).
@@ -18,14 +18,14 @@
 # t = 0.5 and 1, and ``DIR/helix_spring.png``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import helix_spring as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import helix_spring as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.examples.helix_spring: Rod(section, curve=Helix(0.01, 0.004, 5), n_elements) in a
+# fxrod.problems.paper.helix_spring: Rod(section, curve=Helix(0.01, 0.004, 5), n_elements) in a
 # quasi-static model, clamped at s = 0, the axial force and its moment at s = L.
 
 # %%

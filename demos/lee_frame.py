@@ -2,10 +2,10 @@
 # # Lee's frame: snap-through and snap-back of two welded rods, by arc-length continuation.
 #
 # A column and a beam of length 120 are welded at a right angle (two rods of a
-# ``fxrod.structure.Structure`` and a ``fxrod.joints.Rigid`` joint), pinned at their far
+# ``fxrod.core.structure.Structure`` and a ``fxrod.core.joints.Rigid`` joint), pinned at their far
 # ends (hinges about the out-of-plane director), E = 720, A = 6, I = 2, with a dead downward
 # load at 24 from the corner. Load control stops at the first limit point; the
-# Riks/Crisfield continuation (``fxrod.continuation``) follows the path through the
+# Riks/Crisfield continuation (``fxrod.analysis.continuation``) follows the path through the
 # snap-through (the load falls) and the snap-back (the displacement turns back), with the
 # load factor ``P L^2/EI``. The stability index (negative pivots of the LDL^T factorisation
 # of the tangent, reduced by the joint) is 0 on the stable branches; its changes locate the
@@ -18,13 +18,13 @@
 # ``DIR/lee_frame_path.csv`` and ``DIR/lee_frame.png``.
 
 # %%
-from fxrod.cases import lee_frame as case
+from fxrod.studies.cases import lee_frame as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The structure and the path-following
-# fxrod.frames.lee_frame: Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), a
+# fxrod.problems.frames.lee_frame: Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), a
 # PointLoad at the beam's vertex 24 m from the corner, Hinge supports; Continuation with
 # arc-length control recording the loaded point.
 

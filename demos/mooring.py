@@ -3,7 +3,7 @@
 #
 # A studless chain (115 kg/m, EA = 5.4e8 N, a bending stiffness EI = 1e3 N m^2 that only
 # smooths its kinks) of unstretched length 250 m lies on a flat, frictionless seabed
-# (penalty contact, ``fxrod.forms.contact.Contact`` on a ``HalfSpace``) from an anchor at
+# (penalty contact, ``fxrod.core.forms.contact.Contact`` on a ``HalfSpace``) from an anchor at
 # the origin and rises to a fairlead about 44 m above it (both ends clamped). Its weight is
 # ``Gravity``, its buoyancy and the drag of a current ``MorisonDrag`` (volume-equivalent
 # diameter 0.137 m, C_dn = 2.4, C_dt = 1.15: MoorDyn's chain coefficients), so the axial
@@ -34,17 +34,20 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from fxrod.bcs import Clamp
-from fxrod.diagnostics import Nodes
-from fxrod.forms.contact import Contact
-from fxrod.forms.drag import MorisonDrag
-from fxrod.geometry import CurveFunction
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod import (
+    Clamp,
+    Contact,
+    CurveFunction,
+    Gravity,
+    HalfSpace,
+    Integrator,
+    MorisonDrag,
+    Nodes,
+    Rod,
+    RodModel,
+    Section,
+    SolverSettings,
+)
 
 G = 9.81                  # m/s^2
 RHO_W = 1025.0            # sea water, kg/m^3

@@ -7,7 +7,7 @@
 # linear between knots every 0.1 s, bounded to [-150, 0] N (pressures >= 0), and the
 # objective is the tip's squared distance to the path summed over the steps, normalised to
 # 1 at rest. L-BFGS-B takes its gradients from the discrete adjoint of the midpoint steps
-# (``fxrod.adjoint``): one backward sweep per gradient, whatever the number of knots.
+# (``fxrod.analysis.adjoint``): one backward sweep per gradient, whatever the number of knots.
 # The reference is the arm driven by the paper's open-loop inputs (81).
 #
 #     python demos/optimal_actuation.py [--out DIR] [--quick] [--t-end 4] [--n-elements 10]
@@ -19,7 +19,7 @@
 # ``DIR/optimal_actuation.png`` (the tip path vs the heart).
 
 # %%
-from fxrod.cases import optimal_actuation as case
+from fxrod.studies.cases import optimal_actuation as case
 
 args = case.CASE.parse_args()
 
@@ -32,7 +32,7 @@ args = case.CASE.parse_args()
 tracking = case.problem(args.t_end, args.n_elements, args.knot_step)
 out = None
 if args.out is not None:
-    from fxrod.io import prepare_output_dir
+    from fxrod.output.tables import prepare_output_dir
 
     out = prepare_output_dir(args.out, tracking.adjoint.model.comm)
 

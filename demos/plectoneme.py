@@ -15,14 +15,14 @@
 # contact_energy and the default columns), DIR/plectoneme.png and DIR/plectoneme_torque.png.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import plectoneme as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import plectoneme as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.cases.plectoneme.problem: Rod along e3, Clamp("0", motion=twist), EndLoad T at
+# fxrod.studies.cases.plectoneme.problem: Rod along e3, Clamp("0", motion=twist), EndLoad T at
 # s = L, ElasticSupport at s = L, Kelvin-Voigt damping, RodContact(radius=r) unless
 # --no-contact, and a lateral imperfection force 1e-3 T at L/2.
 

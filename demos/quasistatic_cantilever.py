@@ -19,14 +19,14 @@
 # and ``DIR/quasistatic_cantilever.png``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import quasistatic_cantilever as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import quasistatic_cantilever as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## Both variants
-# fxrod.examples.quasistatic_cantilever builds a quasi-static model (load factor t); the
+# fxrod.problems.paper.quasistatic_cantilever builds a quasi-static model (load factor t); the
 # centrelines at t = 0.1, 0.2, 0.4 and 1 stay in memory.
 
 # %%

@@ -3,7 +3,7 @@
 #
 # Simo & Vu-Quoc (1988): two legs of length 10, the first along e1 from the clamp at the
 # origin to the elbow, the second along e2 to the free tip, joined rigidly at a right angle
-# (``fxrod.joints.Rigid``: the second rod's directors at the elbow are a fixed combination of
+# (``fxrod.core.joints.Rigid``: the second rod's directors at the elbow are a fixed combination of
 # the first rod's, eliminated exactly). EA = GA = 1e6, EI = GJ = 1e3, rho A = 1,
 # rho I = 10. An out-of-plane force at the elbow rises to 50 at t = 1 and falls to 0 at
 # t = 2; afterwards the frame swings and twists freely and its energy H stays constant to
@@ -15,14 +15,15 @@
 # ``elbow_1..3``), a ParaView series and ``DIR/right_angle_cantilever.png``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import right_angle_cantilever as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import right_angle_cantilever as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.frames.right_angle_cantilever: Structure([leg1, leg2], [Rigid((0, "L"), (1, "0"))]),
+# fxrod.problems.frames.right_angle_cantilever: Structure([leg1, leg2], [Rigid((0, "L"), (1,
+# "0"))]),
 # a clamp at s = 0 of leg 1 and the pulse as an end load at the elbow.
 
 # %%

@@ -23,14 +23,14 @@
 # paper's Fig. 16) and ``.gif``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import soft_arm as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import soft_arm as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.soft_arm.soft_arm: the clamped arm, the three chambers as an Actuation extension
+# fxrod.problems.soft_arm.soft_arm: the clamped arm, the three chambers as an Actuation extension
 # (inputs sign-checked on a 1 ms grid before any form is compiled), h = 0.05 s.
 
 # %%

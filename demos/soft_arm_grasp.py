@@ -21,14 +21,15 @@
 # cylinder).
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import soft_arm_grasp as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import soft_arm_grasp as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.cases.soft_arm_grasp.problem: the clamped arm (fxrod.soft_arm), its chambers as an
+# fxrod.studies.cases.soft_arm_grasp.problem: the clamped arm (fxrod.problems.soft_arm), its
+# chambers as an
 # Actuation extension and Contact(Cylinder(...), stiffness, friction, quadrature="nodal").
 
 # %%

@@ -4,7 +4,7 @@
 # A free, stiff filament (L = 1 m, EI = 100 N m^2, nearly massless: rhoA = 1e-4 kg/m) lies
 # along e1 in a viscous fluid at rest, modelled by resistive-force theory
 # (c_t = 1, c_n = 2 N s/m^2). Its muscles impose the intrinsic curvature
-# ``kappa_0(s, t) = A sin(k s - omega t)`` about d1 (``fxrod.forms.actuation.CurvatureWave``;
+# ``kappa_0(s, t) = A sin(k s - omega t)`` about d1 (``fxrod.core.forms.actuation.CurvatureWave``;
 # two wavelengths on the body, 1 Hz, amplitude ramped in over one period): the wave travels
 # from the head s = 0 to the tail and the filament swims the other way, head first, as
 # Gray & Hancock (1955) and Taylor (1951) explained: the normal drag exceeds the tangential
@@ -32,12 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.forms.actuation import CurvatureWave
-from fxrod.forms.drag import ResistiveForceDrag
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod import (
+    CurvatureWave,
+    Integrator,
+    ResistiveForceDrag,
+    Rod,
+    RodModel,
+    Section,
+    SolverSettings,
+)
 
 LENGTH = 1.0              # m
 C_T, C_N = 1.0, 2.0       # N s/m^2

@@ -7,7 +7,8 @@
 # and bends it towards the tendon. The tension is ramped quasi-statically (t is a load
 # factor, T = t T_max) to the value that curls the distal part through 225 degrees.
 #
-# The end state has a closed form (fxrod.soft_arm, module docstring): a straight, unstressed
+# The end state has a closed form (fxrod.problems.soft_arm, module docstring): a straight,
+# unstressed
 # shank on [0, 0.05] m and, beyond, an arc with the constant strains
 # ``Gamma = (1 - T/k_e) e3`` and ``K = (0, T rho/k_b, 0)``. Every load step is a discrete
 # equilibrium, so the computed tip follows the closed-form tip at every load.
@@ -21,14 +22,14 @@
 # ``DIR/tendon_hook.gif``.
 
 # %%
-from fxrod.cases import control, exit_on_signal
-from fxrod.cases import tendon_hook as case
+from fxrod.studies.cases import control, exit_on_signal
+from fxrod.studies.cases import tendon_hook as case
 
 args = case.CASE.parse_args()
 
 # %% [markdown]
 # ## The problem
-# fxrod.soft_arm.tendon_hook: the clamped rod with one Tendon in an Actuation extension, a
+# fxrod.problems.soft_arm.tendon_hook: the clamped rod with one Tendon in an Actuation extension, a
 # quasi-static model, load steps of 1/steps.
 
 # %%

@@ -9,7 +9,7 @@
 # stretches the straight arm; a controller adds to it.
 #
 # The controller is designed on the linear port-Hamiltonian model of the arm about that
-# straight equilibrium without gravity (fxrod.lqr: the modal PH model with the chambers as
+# straight equilibrium without gravity (fxrod.analysis.lqr: the modal PH model with the chambers as
 # inputs): an LQR gain on the modal state x and on the integral xi of the tip error,
 # designed for the step h on the sampled plant of the midpoint rule with the zero-order
 # hold, plus a static feed-forward from the linear model's static gain:
@@ -43,14 +43,17 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg as sla
 
-from fxrod.bcs import Clamp
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.lqr import actuated_plant, lqr_gain
-from fxrod.model import RodModel
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
-from fxrod.soft_arm import SOFT_ARM, soft_arm_actuation, soft_arm_rod
+from fxrod import (
+    Clamp,
+    Gravity,
+    Integrator,
+    RodModel,
+    Simulation,
+    SolverSettings,
+    actuated_plant,
+    lqr_gain,
+)
+from fxrod.problems.soft_arm import SOFT_ARM, soft_arm_actuation, soft_arm_rod
 
 parser = argparse.ArgumentParser(description="Tip control of the soft arm (LQR on the PH model)")
 parser.add_argument("--out", default="results/tip_control", help="output directory")

@@ -1,6 +1,6 @@
 """The ``fxrod`` command line: list, run, plot, view, info, sweep.
 
-``fxrod list`` and ``fxrod run NAME`` use the case registry (:data:`fxrod.cases.CASES`):
+``fxrod list`` and ``fxrod run NAME`` use the case registry (:data:`fxrod.studies.cases.CASES`):
 ``fxrod run NAME [--out DIR] [--quick] [--no-pictures] [--quiet] [case options]`` runs
 ``CASES[NAME]`` with the case's own options (``fxrod run NAME --help`` lists them with units
 and defaults), exactly as ``python demos/<name>.py`` does.
@@ -27,7 +27,7 @@ import fxrod
 if TYPE_CHECKING:
     import numpy as np
 
-    from fxrod.modetable import ModeTable
+    from fxrod.analysis.modetable import ModeTable
 
 EXIT_USAGE = 2
 
@@ -47,7 +47,7 @@ def demo_table(width: int = 100) -> str:
     """The demos as ``name  description`` lines, descriptions wrapped under each other."""
     import textwrap
 
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     pad = max(len(n) for n in CASES) + 2
     lines = []
@@ -61,7 +61,7 @@ def demo_table(width: int = 100) -> str:
 def convergence_hint(case_name: str | None) -> str:
     """What to try after a failed Newton solve: the demo's ``--adaptive`` and ``--h``
     options where it has them (printed under the one-line error)."""
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     case = CASES.get((case_name or "").replace("_", "-"))
     names = {o.name for o in case.options} if case is not None else {"adaptive", "h"}
@@ -80,8 +80,8 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     from mpi4py import MPI
 
-    from fxrod.cases import CASES, exit_on_signal
-    from fxrod.io import prepare_output_dir
+    from fxrod.output.tables import prepare_output_dir
+    from fxrod.studies.cases import CASES, exit_on_signal
 
     if args.case is None:
         raise CLIError(f"name a demo: fxrod run NAME [--quick] [--out DIR]; demos: "
@@ -104,7 +104,7 @@ def cmd_plot(args) -> int:
     if not Path(args.csv).is_file():
         raise CLIError(f"no such CSV file: {args.csv}")
     if Path(args.csv).name.startswith("sweep_"):
-        from fxrod.sweep_plot import plot_sweep
+        from fxrod.studies.sweep_plot import plot_sweep
 
         if args.y is None or args.x is None:
             raise CLIError("a sweep table needs --y QUANTITY --x PARAMETER [--by PARAMETER]")
@@ -118,7 +118,7 @@ def cmd_plot(args) -> int:
 
 def cmd_view(args) -> int:
     from fxrod import viz
-    from fxrod.paraview import read_pvd
+    from fxrod.output.paraview import read_pvd
 
     d = Path(args.results)
     pvds = sorted(d.glob("*.pvd"))
@@ -164,24 +164,25 @@ def cmd_info(args) -> int:
     except Exception as err:  # noqa: BLE001
         fast = f"unavailable ({err}); DOLFINx's assembly is used"
     print(f"serial fast Jacobian assembly: {fast}")
-    from fxrod import _malloc
+    from fxrod.native import malloc
 
     tuning = "off (FXROD_MALLOC_TUNING=0)" if os.environ.get("FXROD_MALLOC_TUNING") == "0" \
         else "on when the first solver is created (glibc only)"
     print(f"allocator keeps freed blocks (MUMPS): {tuning}"
-          + (", applied" if _malloc.tuned() else ""))
+          + (", applied" if malloc.tuned() else ""))
     return 0
 
 
 def cmd_sweep(args) -> int:
     """``fxrod sweep CASE --param NAME=V1,V2 ...``: a parameter study over a registered case
-    or a user's ``path/to/module.py:function`` (:mod:`fxrod.sweep_plan`, :mod:`fxrod.sweep`);
+    or a user's ``path/to/module.py:function`` (:mod:`fxrod.studies.sweep_plan`,
+    :mod:`fxrod.studies.sweep`);
     exit status 0 when every point ended
     (done or failed, see the table), 128 + signal when stopped."""
     from mpi4py import MPI
 
-    from fxrod.sweep import run_sweep
-    from fxrod.sweep_plan import find_case, list_params, make_plan, plan_case
+    from fxrod.studies.sweep import run_sweep
+    from fxrod.studies.sweep_plan import find_case, list_params, make_plan, plan_case
 
     try:
         if args.list_params:
@@ -198,7 +199,7 @@ def cmd_sweep(args) -> int:
             raise SystemExit(EXIT_USAGE) from None
         raise CLIError(str(err)) from None
     if args.plot and MPI.COMM_WORLD.rank == 0:
-        from fxrod.sweep_plot import plot_sweep
+        from fxrod.studies.sweep_plot import plot_sweep
 
         print(f"wrote {plot_sweep(res.table, *args.plot.split(':'))}")
     return 128 + res.signal if res.signal else 0
@@ -233,8 +234,8 @@ def cmd_modes(args) -> int:
     from mpi4py import MPI
 
     from fxrod.errors import check_int_min
-    from fxrod.io import prepare_output_dir
-    from fxrod.modal_output import CASES, build
+    from fxrod.output.tables import prepare_output_dir
+    from fxrod.studies.modal_output import CASES, build
 
     n_modes = check_int_min("n_modes", args.n_modes, 1)
     if args.n_elements is not None:
@@ -262,7 +263,7 @@ def cmd_modes(args) -> int:
 def mode_shapes(model, modes, displacement: float = 0.15, rotation: float = 0.6
                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]] | None:
     """Gathered centrelines and first directors of the equilibrium and of each scaled mode
-    of ``modes`` (:class:`fxrod.linear.Modes`) (rank 0; None elsewhere): ``(x0, d0, xs,
+    of ``modes`` (:class:`fxrod.analysis.modes.Modes`) (rank 0; None elsewhere): ``(x0, d0, xs,
     ds)`` with ``x0, d0`` ``(n, 3)`` [m], [-] and the lists of ``x0 + a dphi``, ``d1 + a
     dd1`` (normalised). Each shape is scaled so that its largest displacement is
     ``displacement`` times the rod length or its largest nodal rotation
@@ -270,7 +271,7 @@ def mode_shapes(model, modes, displacement: float = 0.15, rotation: float = 0.6
     mode: the rotation)."""
     import numpy as np
 
-    from fxrod.modal_output import gathered
+    from fxrod.studies.modal_output import gathered
 
     q = model.q_nodal_local()
     base = gathered(model, q[:, 0:6])
@@ -298,10 +299,10 @@ def mode_shapes(model, modes, displacement: float = 0.15, rotation: float = 0.6
 def write_mode_outputs(model, stem: str, out: Path, n_modes: int = 6,
                        pictures: bool = True, comm=None) -> tuple[ModeTable, list[Path]]:
     """Compute ``n_modes`` modes of ``model`` about its state and write
-    ``out/<stem>_modes.csv`` (modal masses, participation: :mod:`fxrod.modal_output`),
-    ``out/<stem>_mode_table.csv`` (:data:`fxrod.modetable.COLUMNS`) and, with ``pictures``,
+    ``out/<stem>_modes.csv`` (modal masses, participation: :mod:`fxrod.studies.modal_output`),
+    ``out/<stem>_mode_table.csv`` (:data:`fxrod.analysis.modetable.COLUMNS`) and, with ``pictures``,
     ``out/<stem>_modes.png`` (one panel a mode) and ``out/<stem>_mode<k>.gif``
-    (:mod:`fxrod.modetable`).
+    (:mod:`fxrod.analysis.modetable`).
 
     Returns
     -------
@@ -310,10 +311,10 @@ def write_mode_outputs(model, stem: str, out: Path, n_modes: int = 6,
     """
     import numpy as np
 
+    from fxrod.analysis.modes import modes as compute_modes
+    from fxrod.analysis.modetable import mode_table
     from fxrod.errors import check_int_min
-    from fxrod.linear import modes as compute_modes
-    from fxrod.modal_output import write_table
-    from fxrod.modetable import mode_table
+    from fxrod.studies.modal_output import write_table
 
     n_modes = check_int_min("n_modes", n_modes, 1)
     comm = model.comm if comm is None else comm
@@ -385,8 +386,8 @@ def model_from_script(spec: str, comm=None, n_elements: int | None = None):
     """The model of a user's function ``path/to/module.py:function`` at its equilibrium.
 
     The function is called with the keywords ``comm`` and ``n_elements`` that it accepts
-    (``n_elements`` only when given). It returns a :class:`fxrod.model.RodModel`, used in
-    its state, or a :class:`fxrod.problem.Problem`: a quasi-static one is load-stepped from
+    (``n_elements`` only when given). It returns a :class:`fxrod.core.model.RodModel`, used in
+    its state, or a :class:`fxrod.runs.problem.Problem`: a quasi-static one is load-stepped from
     its state to ``t_end`` with its own settings (the equilibrium under the full load, as
     the built-in ``cantilever-deflected`` case), a dynamic one is used in its initial
     state.
@@ -401,9 +402,9 @@ def model_from_script(spec: str, comm=None, n_elements: int | None = None):
 
     from mpi4py import MPI
 
+    from fxrod.core.model import RodModel
     from fxrod.errors import ParameterError, check_int_min
-    from fxrod.model import RodModel
-    from fxrod.problem import Problem
+    from fxrod.runs.problem import Problem
 
     fn = load_function(spec)
     params = inspect.signature(fn).parameters
@@ -436,8 +437,8 @@ def cmd_phmodel(args) -> int:
     """Linear port-Hamiltonian model of a case about its equilibrium: .npz, .mat, .json."""
     from mpi4py import MPI
 
-    from fxrod.io import prepare_output_dir
-    from fxrod.modal_output import CASES, write_ph
+    from fxrod.output.tables import prepare_output_dir
+    from fxrod.studies.modal_output import CASES, write_ph
 
     if args.case not in CASES:
         raise CLIError(f"unknown case {args.case!r} for phmodel; available: "

@@ -84,7 +84,7 @@ def compare(a: dict[str, list[float]], b: dict[str, list[float]]) -> list[dict]:
 
 
 def main() -> int:
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("base", type=Path, help="the base source tree")

@@ -66,12 +66,12 @@ def assert_picture(path, min_size=(200, 150), min_colours: int = 20) -> tuple[in
 
 def newton_iterates(make, h: float, steps: int, **settings):
     """Every Newton iterate (SNES monitor) of ``steps`` steps of the model ``make()`` with
-    step ``h`` and :class:`fxrod.settings.SolverSettings` ``settings``: ``(iterates stacked,
+    step ``h`` and :class:`fxrod.solvers.settings.SolverSettings` ``settings``: ``(iterates stacked,
     integrator)``."""
     import numpy as np
 
-    from fxrod.integrators import Integrator
-    from fxrod.settings import SolverSettings
+    from fxrod.runs.integrators import Integrator
+    from fxrod.solvers.settings import SolverSettings
 
     integ = Integrator(make(), h, SolverSettings(**settings))
     seen: list = []
@@ -89,12 +89,12 @@ def l_frame_with_body(section):
     base."""
     import numpy as np
 
-    from fxrod.bcs import Clamp
-    from fxrod.forms.bodies import RigidBody
-    from fxrod.joints import Rigid
-    from fxrod.model import RodModel
-    from fxrod.rod import Rod
-    from fxrod.structure import Structure
+    from fxrod.core.forms.bodies import RigidBody
+    from fxrod.core.joints import Rigid
+    from fxrod.core.model import RodModel
+    from fxrod.core.rod import Rod
+    from fxrod.core.structure import Structure
+    from fxrod.core.supports import Clamp
 
     column = Rod(section, start=(0, 0, 0), end=(0, 0, 1), d1=(1, 0, 0), n_elements=4)
     beam = Rod(section, start=(0, 0, 1), end=(0.8, 0, 1), d1=(0, 1, 0), n_elements=4)

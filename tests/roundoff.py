@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.chain import ChainSolver
-from fxrod.settings import SolverSettings, default_linear_solver
+from fxrod.solvers.chain import ChainSolver
+from fxrod.solvers.settings import SolverSettings, default_linear_solver
 
 #: Machine epsilon of float64 (2.2e-16): twice the unit round-off u of one operation.
 EPS = float(np.finfo(float).eps)
@@ -81,7 +81,7 @@ def newton_bound(settings: SolverSettings, dual, steps=1):
 
     Parameters
     ----------
-    settings : fxrod.settings.SolverSettings
+    settings : fxrod.solvers.settings.SolverSettings
         The run's settings (``atol``).
     dual : float or numpy.ndarray
         ``|e|_2``, in the unit of the quantity per unit of the residual.
@@ -98,10 +98,10 @@ def newton_bound(settings: SolverSettings, dual, steps=1):
 
 def effort_norm(model, w_prev: np.ndarray, h: float) -> float:
     """``|e|_2`` of the efforts of the step from the state ``w_prev`` to the model's current
-    state ``model.w0`` (after :meth:`fxrod.integrators.Integrator.step`): the midpoint
+    state ``model.w0`` (after :meth:`fxrod.runs.integrators.Integrator.step`): the midpoint
     velocity ``(q_{n+1} - q_n)/h`` in the configuration rows, the midpoint stress in the
     compliance rows and ``-lambda`` in the constraint rows. Testing the residual with them
-    gives the energy balance of the step (fxrod.forms.elastic). Rods without extension
+    gives the energy balance of the step (fxrod.core.forms.elastic). Rods without extension
     fields only.
     """
     assert tuple(model.field_names) == ("q", "sigma", "lambda"), model.field_names
@@ -114,9 +114,10 @@ def effort_norm(model, w_prev: np.ndarray, h: float) -> float:
 def skip_if_chain_refuses(model) -> None:
     """Skip the calling test when ``FXROD_LINEAR_SOLVER=chain`` forces the chain solver on a
     ``model`` it refuses, so that MUMPS would solve it under the chain solver's name:
-    joints or a closed rod (eliminated unknowns: :class:`fxrod.reduction.ReducedNewtonSolver`
+    joints or a closed rod (eliminated unknowns:
+    :class:`fxrod.solvers.reduction.ReducedNewtonSolver`
     factors with MUMPS), rod-rod contact (nonlocal terms), an MPI run, or any other mesh
-    that is not disjoint open chains of cells (:class:`fxrod.newton.NewtonSolver` refuses
+    that is not disjoint open chains of cells (:class:`fxrod.solvers.newton.NewtonSolver` refuses
     them)."""
     if default_linear_solver() != "chain":
         return

@@ -11,15 +11,13 @@ import math
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.forms.actuation import Actuation, InputTable, PressureChamber, Tendon
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import PAPER_SETTINGS
-from fxrod.forms.actuation import Actuation, InputTable, PressureChamber, Tendon
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod
-from fxrod.simulation import Simulation
-from fxrod.soft_arm import (
+from fxrod.problems.paper import PAPER_SETTINGS
+from fxrod.problems.soft_arm import (
     HOOK,
     SOFT_ARM,
     chamber_forces,
@@ -32,6 +30,8 @@ from fxrod.soft_arm import (
     tendon_hook,
     tendon_hook_exact,
 )
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
 from tests.claims import assert_claim, assert_printed
 
 DATA = "kinon2026/results/example_04_soft_robotic_arm"
@@ -271,8 +271,8 @@ def test_tendon_hook_order_four():
 def test_tendon_hook_closed_form(tmp_path):
     """The tendon demo's end state (T = 25.70 N, 225 deg hook) vs the closed form: measured
     max |phi - phi_exact|/L = 1.8e-5, max |d - d_exact| = 7.8e-5 (n_e = 16, 10 load steps)."""
-    from fxrod.cases import CASES
-    from fxrod.cases.tendon_hook import end_state_error
+    from fxrod.studies.cases import CASES
+    from fxrod.studies.cases.tendon_hook import end_state_error
 
     sim = CASES["tendon-hook"].run(tmp_path, pictures=False).sim
     e_pos, e_dir = end_state_error(sim)
@@ -368,7 +368,7 @@ def test_bad_input_csv(tmp_path):
 @pytest.mark.mpi
 def test_soft_arm_demo_mpi(tmp_path, circle):
     """``mpirun -n 2 demos/soft_arm.py --quick`` writes the serial tips and chamber forces."""
-    from fxrod.io import read_csv
+    from fxrod.output.tables import read_csv
     from tests.conftest import run_mpi
 
     run_mpi(["demos/soft_arm.py", "--quick", "--no-pictures", "--quiet",

@@ -1,4 +1,5 @@
-"""Discrete adjoint gradients (fxrod.adjoint) and the optimisation layer (fxrod.optimize):
+"""Discrete adjoint gradients (fxrod.analysis.adjoint) and the optimisation layer
+(fxrod.analysis.optimize):
 Taylor tests (second-order remainder) for every parameter kind in dynamics and statics and
 with the extensions, central finite differences to 1e-6, the linear cantilever's closed-form
 sensitivity and Hessian, checkpoint recomputation, identification of E and rho of Ex. 6.2
@@ -13,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from fxrod.adjoint import (
+from fxrod.analysis.adjoint import (
     Adjoint,
     ConstantParameter,
     FinalPose,
@@ -25,17 +26,17 @@ from fxrod.adjoint import (
     TipTracking,
     taylor_remainders,
 )
-from fxrod.bcs import Clamp
-from fxrod.cases.cantilever_vibration import maxwell_branch
+from fxrod.analysis.optimize import ScaledProblem, hessian, least_squares_confidence, minimize
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import cantilever_vibration, quasistatic_cantilever
-from fxrod.forms.viscoelastic import GeneralizedMaxwell
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.optimize import ScaledProblem, hessian, least_squares_confidence, minimize
-from fxrod.rod import Rod, Section, VaryingSection
-from fxrod.soft_arm import SOFT_ARM, soft_arm
+from fxrod.problems.paper import cantilever_vibration, quasistatic_cantilever
+from fxrod.problems.soft_arm import SOFT_ARM, soft_arm
+from fxrod.runs.integrators import Integrator
+from fxrod.studies.cases.cantilever_vibration import maxwell_branch
 from tests.claims import assert_claim, assert_printed
 from tests.conftest import run_mpi
 
@@ -369,8 +370,8 @@ MPI_SCRIPT = """
 import json, sys
 import numpy as np
 import fxrod
-from fxrod.adjoint import Adjoint, InputHistory, SectionParameters, TipTracking
-from fxrod.examples import cantilever_vibration
+from fxrod.analysis.adjoint import Adjoint, InputHistory, SectionParameters, TipTracking
+from fxrod.problems.paper import cantilever_vibration
 prob = cantilever_vibration(n_elements=4, h=2e-3, t_end=0.02)
 m = prob.model
 p = [SectionParameters(m, ["E", "rho"], E=7.2e10, G=7.2e10 / 2.7, rho=2850.0, radius=2e-3),

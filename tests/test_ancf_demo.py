@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.io import read_csv
+from fxrod.output.tables import read_csv
+from fxrod.studies.cases import CASES
 from tests.conftest import assert_picture
 
 DEMO = Path(__file__).resolve().parents[1] / "demos" / "ancf_graded_cantilever.py"

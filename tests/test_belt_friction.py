@@ -1,5 +1,6 @@
 """Friction with a moving obstacle acts on the rod's velocity relative to the obstacle
-(fxrod.forms.contact, a translating fxrod.obstacles.HalfSpace), against the closed form of a
+(fxrod.core.forms.contact, a translating fxrod.core.obstacles.HalfSpace), against the closed form
+of a
 body dragged by a conveyor belt.
 
 A short straight rod lies flat on a horizontal belt (the half-space ``z <= 0``), pressed by
@@ -22,14 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxrod.forms.contact import Contact
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.core.forms.contact import Contact
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import newton_bound, roundoff
 
 G = 9.81                                        # [m/s^2]

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (D
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--virtual-time-budget=15000"]
-PAGES = ("index.html", "demos/flying_spaghetti.html", "api/fxrod.loads.html")
+PAGES = ("index.html", "demos/flying_spaghetti.html", "api/fxrod.core.loads.html")
 
 #: A page of the same origin that loads PAGE in an iframe and reports, once it has loaded,
 #: every picture (complete, natural width) and link of it into its own DOM.

@@ -8,10 +8,10 @@ import csv
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
-from fxrod.integrators import Integrator
-from fxrod.simulation import Simulation
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import CASES
 from tests.claims import assert_claim
 
 H_DATA = 0.0918609815584
@@ -96,6 +96,6 @@ def test_kirchhoff_flying_spaghetti_conserves():
     assert np.max(np.abs(J - J[0])) <= 1e-9 * np.linalg.norm(J[0])
     assert np.max(sim.column("constraint_max")) <= 1e-10
     # inextensible and shear-rigid: the projected strains stay zero
-    from fxrod.diagnostics import StrainConsistency
+    from fxrod.core.diagnostics import StrainConsistency
 
     assert np.max(StrainConsistency(model).norms()[:3]) <= 1e-10

@@ -33,23 +33,23 @@ from dolfinx import fem
 from dolfinx.fem.petsc import assemble_vector
 from petsc4py import PETSc
 
-from fxrod.adjoint import Adjoint, FinalPose, InputHistory, taylor_remainders
-from fxrod.bcs import Clamp
-from fxrod.continuation import Continuation
+from fxrod.analysis.adjoint import Adjoint, FinalPose, InputHistory, taylor_remainders
+from fxrod.analysis.continuation import Continuation
+from fxrod.analysis.modes import EIG_TOL, buckling, modes, stiffness_matrix
+from fxrod.analysis.phmodel import Input, linear_ph
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.geometry import Helix
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.contact import Contact
-from fxrod.forms.rodcontact import RodContact
-from fxrod.geometry import Helix
-from fxrod.integrators import Integrator
-from fxrod.linear import EIG_TOL, buckling, modes, stiffness_matrix
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.newton import global_bc_dofs
-from fxrod.obstacles import HalfSpace
-from fxrod.phmodel import Input, linear_ph
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.structure import Structure
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.newton import global_bc_dofs
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import ROOT
 
 #: Machine epsilon of float64.

@@ -2,22 +2,22 @@
 
 Each against an independent reference:
 
-* adjoint gradients (:class:`fxrod.adjoint.Adjoint`) of a curved rod (a quarter arc; a
+* adjoint gradients (:class:`fxrod.analysis.adjoint.Adjoint`) of a curved rod (a quarter arc; a
   straight rod with a natural curvature, which starts stressed, of a uniform and of a
   varying section), a rod held by elastic supports only, a rod carrying a rigid body at its
   tip, a rod sliding with regularised Coulomb friction on the ground (dynamics and statics)
   and a rod of a box cross-section (its compliance and mass per length): Taylor tests, the
   remainder ``|J(x + e d) - J(x) - e dJ/dx . d|`` of order 2 (within 0.1) over four
-  halvings of e; :class:`fxrod.adjoint.SectionParameters` (a solid circle's E, G, rho,
+  halvings of e; :class:`fxrod.analysis.adjoint.SectionParameters` (a solid circle's E, G, rho,
   radius) of a tube is refused;
 * checkpoint/restart of a ring, a tapered rod (a varying section), a rod with a rigid body,
-  a rod in a fluid with the four drag and damping laws of :mod:`fxrod.forms.drag` together,
+  a rod in a fluid with the four drag and damping laws of :mod:`fxrod.core.forms.drag` together,
   and a rod of a box section: the run stopped at a checkpoint and restarted in a new model
   ends at the state of the uninterrupted run, every field (q, sigma, lambda, the
   extensions' fields, v) within :func:`tests.roundoff.roundoff` of its largest value over
   the steps of both runs, and so does the energy H of every step after the restart;
 * ``mpirun -n 2`` of the tapered rod, the rod with drag and damping and the rod of a box
-  section: the two-rank run's final state (saved by :mod:`fxrod.checkpoint`, keyed
+  section: the two-rank run's final state (saved by :mod:`fxrod.runs.checkpoint`, keyed
   independently of the partition) equals the serial run's, each field within the same
   round-off model; the adjoint of the rod with a natural curvature gives the serial J
   (round-off over the steps of both runs) and gradient (every component within the
@@ -33,8 +33,7 @@ import numpy as np
 import pytest
 from dolfinx import fem
 
-from fxrod import checkpoint
-from fxrod.adjoint import (
+from fxrod.analysis.adjoint import (
     Adjoint,
     ConstantParameter,
     FinalPose,
@@ -43,21 +42,22 @@ from fxrod.adjoint import (
     SectionParameters,
     taylor_remainders,
 )
-from fxrod.bcs import Clamp
+from fxrod.core.forms.bodies import RigidBody
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
+from fxrod.core.forms.springs import ElasticSupport
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
+from fxrod.core.geometry import Arc, Circle
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import CheckpointError, ParameterError
-from fxrod.forms.bodies import RigidBody
-from fxrod.forms.contact import Contact
-from fxrod.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
-from fxrod.forms.springs import ElasticSupport
-from fxrod.forms.viscoelastic import GeneralizedMaxwell
-from fxrod.geometry import Arc, Circle
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section, VaryingSection
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs import checkpoint
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import run_mpi
 from tests.roundoff import roundoff
 

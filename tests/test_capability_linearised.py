@@ -1,6 +1,6 @@
 """The linearised columns of the capability matrix (docs/capabilities.md): the PH export
-(:func:`fxrod.phmodel.linear_ph`), modes and buckling (:mod:`fxrod.linear`) and the
-arc-length continuation (:class:`fxrod.continuation.Continuation`) of the features curved
+(:func:`fxrod.analysis.phmodel.linear_ph`), modes and buckling (:mod:`fxrod.analysis.modes`) and the
+arc-length continuation (:class:`fxrod.analysis.continuation.Continuation`) of the features curved
 and closed rods, varying sections, springs, actuation, cross-sections, rigid bodies and
 ensembles, each against an independent reference:
 
@@ -58,16 +58,16 @@ from dolfinx.fem.petsc import assemble_vector
 from petsc4py import PETSc
 from scipy.optimize import brentq
 
-from fxrod.bcs import Clamp
+from fxrod.analysis.modes import stiffness_matrix
+from fxrod.analysis.phmodel import Input, linear_ph
+from fxrod.core.forms.springs import ElasticSupport
+from fxrod.core.geometry import Circle, Helix
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.springs import ElasticSupport
-from fxrod.geometry import Circle, Helix
-from fxrod.integrators import Integrator
-from fxrod.linear import stiffness_matrix
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.phmodel import Input, linear_ph
-from fxrod.rod import Rod, Section, VaryingSection
+from fxrod.runs.integrators import Integrator
 from tests.roundoff import roundoff
 
 STEEL = Section.circular(radius=0.005, E=2e11, rho=7850.0, nu=0.3)
@@ -327,7 +327,7 @@ def test_actuated_equilibrium_operator_taylor():
     2 +- 0.1). The tendon's tension acts along the deformed tendon line (a follower-type
     load, its stiffness state dependent): the operator without it (the same state in the
     model without the actuator) leaves a first-order remainder (asserted 1 +- 0.1)."""
-    from fxrod.soft_arm import HookParameters, tendon_hook
+    from fxrod.problems.soft_arm import HookParameters, tendon_hook
 
     hook = HookParameters(n_elements=8, hook_angle=0.5 * np.pi)
     model = tendon_hook(hook, steps=2).model
@@ -356,8 +356,8 @@ def test_ensemble_modes_buckling_and_ph_export():
     at n_e 16, test_ph_export_cross_sections); the load factors are each member's Euler
     load over its amplitude, pi^2 EI_k / (4 L^2 a_k P), each twice, to 1.5e-6 (the
     discretisation, as for one column in tests/test_capabilities.py)."""
-    from fxrod.ensemble import Ensemble
-    from fxrod.linear import buckling, modes
+    from fxrod.analysis.modes import buckling, modes
+    from fxrod.runs.ensemble import Ensemble
 
     P = 100.0
     secs = [eb(Section.circular(radius=r, E=2e11, rho=7850.0, nu=0.3)) for r in (0.005, 0.003)]
@@ -386,7 +386,7 @@ def test_ensemble_modes_buckling_and_ph_export():
 def continuation_critical(model, steps: int = 20) -> float:
     """The load factor of the first critical point the continuation locates (arc length
     0.3 in the load factor)."""
-    from fxrod.continuation import ArcLengthSettings, Continuation
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
 
     cont = Continuation(model, ArcLengthSettings(ds=0.3, ds_max=0.3, psi=1.0))
     cont.run(steps, stop=lambda p: bool(cont.critical))
@@ -445,8 +445,8 @@ def test_continuation_ring_diametral_load():
     ``(pi/4 - 2/pi) lambda P R^3 / EI`` (Castigliano) to 4e-5 (as the load stepping,
     tests/test_curved.py::test_ring_under_diametral_load: the geometric nonlinearity,
     1.3e-5 at lambda = 1, and the discretisation)."""
-    from fxrod.continuation import ArcLengthSettings, Continuation
-    from fxrod.pointload import PointLoad
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+    from fxrod.core.pointload import PointLoad
 
     R = 0.5
     rod = Rod(STEEL, curve=Circle(R, normal=(0, 0, 1), start_direction=(0, -1, 0)),
@@ -470,8 +470,8 @@ def test_continuation_rigid_body():
     closed form lambda F L^3 / (3 EI) to 1e-7 relative (the geometric nonlinearity, of
     order (w / L)^2 = 1e-10). A spatial end moment (its load stiffness is skew) makes the
     continuation factorise by LU."""
-    from fxrod.continuation import ArcLengthSettings, Continuation
-    from fxrod.forms.bodies import RigidBody
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+    from fxrod.core.forms.bodies import RigidBody
 
     F = 3e-5 * STEEL.k_b1
     body = RigidBody((0, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),
@@ -495,8 +495,8 @@ def test_continuation_refuses_what_turns_non_symmetric_on_the_path():
     symmetric) is factorised by LU, and the check on the path refuses a model whose tangent
     turns non-symmetric there and that does not declare it (the same tendon with the
     material formulation set back to spatial after the constructor)."""
-    from fxrod.continuation import ArcLengthSettings, Continuation
-    from fxrod.soft_arm import HookParameters, tendon_hook
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+    from fxrod.problems.soft_arm import HookParameters, tendon_hook
 
     hook = HookParameters(n_elements=8)
     assert not Continuation(tendon_hook(hook, formulation="spatial").model).symmetric
@@ -516,8 +516,8 @@ def test_continuation_ensemble():
     path for both, every point each member's tip deflection the Euler-Bernoulli closed form
     a_k lambda F L^3 / (3 EI_k) to 1e-7 relative (the geometric nonlinearity, of order
     (w / L)^2 <= 1.4e-8 for the second member)."""
-    from fxrod.continuation import ArcLengthSettings, Continuation
-    from fxrod.ensemble import Ensemble
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+    from fxrod.runs.ensemble import Ensemble
 
     secs = [Section.circular(radius=r, E=2e11, rho=7850.0, nu=0.3) for r in (0.005, 0.003)]
     F = 3e-5 * secs[0].k_b1

@@ -2,7 +2,7 @@
 with cross-sections and of load stepping with viscoelasticity, rigid bodies and ensembles.
 
 A sweep runs a registered case, a user's ``Case``, or a user's function returning a
-Problem (:func:`fxrod.sweep_plan.find_case`; ``path/to/module.py:function`` on the command
+Problem (:func:`fxrod.studies.sweep_plan.find_case`; ``path/to/module.py:function`` on the command
 line). Every sweep below (``sweep_and_singles``) is checked against the single runs of its
 points (``Case.run`` of the same values outside the sweep, within
 :func:`tests.roundoff.roundoff` of the steps of both runs) and against a closed form or an
@@ -51,22 +51,22 @@ import math
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
-from fxrod.cases import Case
+from fxrod.core.forms.bodies import RigidBody
+from fxrod.core.forms.drag import ResistiveForceDrag
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.bodies import RigidBody
-from fxrod.forms.drag import ResistiveForceDrag
-from fxrod.forms.rodcontact import RodContact
-from fxrod.joints import Rigid
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.probes import ColumnProbe
-from fxrod.problem import Problem
-from fxrod.rod import Rod, Section, VaryingSection
-from fxrod.settings import SolverSettings
-from fxrod.structure import Structure
-from fxrod.sweep import run_sweep
-from fxrod.sweep_plan import find_case, make_plan
+from fxrod.runs.probes import ColumnProbe
+from fxrod.runs.problem import Problem
+from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import Case
+from fxrod.studies.sweep import run_sweep
+from fxrod.studies.sweep_plan import find_case, make_plan
 from tests.roundoff import roundoff
 
 E, NU, RHO = 2.0e11, 0.3, 7850.0          # steel [Pa, -, kg/m^3]
@@ -155,8 +155,8 @@ def ring(load: float = 1e-4, n_elements: int = 64, comm=None) -> tuple[Problem, 
     """A closed steel ring (R = 0.5 m, wire radius 5 mm, inextensible Kirchhoff rod)
     clamped at its bottom point and pulled down at the top by ``P = load EI / R^2`` [N] in
     one load step; probe ``shortening`` [m] of the diameter."""
-    from fxrod.geometry import Circle
-    from fxrod.pointload import PointLoad
+    from fxrod.core.geometry import Circle
+    from fxrod.core.pointload import PointLoad
 
     sec = Section.circular(0.005, E=2e11, rho=7850.0, nu=0.3)
     rod = Rod(sec, curve=Circle(RING_R, normal=(0, 0, 1), start_direction=(0, -1, 0)),
@@ -208,7 +208,7 @@ def sprung_cantilever(k_translation: float = 1e5, k_rotation: float = 1e3,
                       force: float = 1e-2, comm=None) -> Problem:
     """A Kirchhoff steel cantilever (1 m, radius 1 cm, 8 elements) held at s = 0 only by
     translational [N/m] and rotational [N m/rad] springs, tip load ``force`` [N]."""
-    from fxrod.forms.springs import ElasticSupport
+    from fxrod.core.forms.springs import ElasticSupport
 
     rod = Rod(SPRING_SEC, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), 8, constraints=("kirchhoff",))
     model = RodModel(rod, [EndLoad("L", force=(0, 0, -force))],
@@ -307,7 +307,7 @@ def test_user_function_sweep_under_mpi_equals_serial(tmp_path):
     """``mpirun -n 2 fxrod sweep module.py:function`` in groups of one rank (the function
     gets its group's communicator) and in one group of two: the tips of the serial sweep of
     the same points (one load step; the group of two: its distributed solve, round-off)."""
-    from fxrod.sweep_plot import read_table
+    from fxrod.studies.sweep_plot import read_table
     from tests.conftest import run_mpi
 
     spec = "tests/test_capability_sweeps.py:tube_cantilever"
@@ -458,7 +458,7 @@ def creeping_cantilever(tau: float = 0.1, force: float = 1e-2, h: float = 0.02,
     """A quasi-static Kelvin-Voigt steel cantilever (1 m, radius 1 cm, 8 elements,
     retardation time ``tau`` [s] in extension, bending, shear and torsion), the dead tip
     force ``force`` [N] along -z from t = 0 on, load steps ``h`` [s] to ``t_end`` [s]."""
-    from fxrod.forms.viscoelastic import GeneralizedMaxwell
+    from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
 
     rod = Rod(SPRING_SEC, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), 8)
     model = RodModel(rod, [EndLoad("L", force=(0, 0, -force))], [Clamp("0")],
@@ -483,7 +483,7 @@ def test_load_stepping_kelvin_voigt_creep():
     h/tau)^-n)``, matched every step to the geometric nonlinearity ``(P L^2/EI)^2``; halving
     h halves the gap to the closed form at t = 2 tau (first order, log2 of the ratio 1 to
     0.1) and the final state approaches ``w_el``."""
-    from fxrod.simulation import Simulation
+    from fxrod.runs.simulation import Simulation
 
     tau, P = 0.1, 1e-2
     w_el, nonlin = creep_bound_and_elastic(P)
@@ -513,7 +513,7 @@ def test_sweep_capstan_friction(tmp_path):
     """obstacle contact with friction x sweeps: ``capstan`` (quick) at penalty stiffnesses
     5e4 and 1e5 N/m^2: T_out / T_in of both (mu, theta) pairs against Euler-Eytelwein
     ``exp(mu theta)`` within the 1 % the case promises."""
-    from fxrod.cases import capstan
+    from fxrod.studies.cases import capstan
 
     sums = sweep_and_singles("capstan", ["stiffness=5e4,1e5"], tmp_path, quick=True)
     for s in sums:
@@ -526,7 +526,7 @@ def test_load_stepping_rigid_body_carries_no_static_load():
     (2 kg, offset centre) at its tip under a tip force: a body without weight (gravity on
     bodies is refused) adds inertia only, so the tip deflection is the bare cantilever's
     closed form ``P L^3/(3 EI) + P L/(k GA)`` to ``(P L^2/EI)^2``."""
-    from fxrod.integrators import Integrator
+    from fxrod.runs.integrators import Integrator
 
     P = 10.0
     sec = Section.tube(RO, RI, E=E, rho=RHO, nu=NU)
@@ -546,8 +546,8 @@ def test_load_stepping_ensemble_members_closed_form():
     force times 0.5, 1, 2; the last with a thicker tube) stepped together: each member's
     tip is its own closed form ``a P L^3/(3 EI_k) + a P L/(k G A_k)`` to ``(a P L^2/EI)^2``,
     and equals the member's single run to round-off."""
-    from fxrod.ensemble import Ensemble
-    from fxrod.integrators import Integrator
+    from fxrod.runs.ensemble import Ensemble
+    from fxrod.runs.integrators import Integrator
 
     P, amps, ri = 10.0, (0.5, 1.0, 2.0), (RI, RI, 0.014)
     secs = [Section.tube(RO, r, E=E, rho=RHO, nu=NU) for r in ri]
@@ -579,8 +579,8 @@ def test_dynamics_box_section_spin_and_translation():
     round-off, the momenta to round-off plus Newton's atol on their rows."""
     from types import SimpleNamespace
 
-    from fxrod.integrators import Integrator
-    from fxrod.probes import MomentumProbe
+    from fxrod.runs.integrators import Integrator
+    from fxrod.runs.probes import MomentumProbe
     from tests.roundoff import effort_norm, newton_bound
 
     b, hh, t = 0.04, 0.02, 0.002

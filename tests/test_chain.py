@@ -14,20 +14,20 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-import fxrod.chain as chain_module
-from fxrod.bcs import Clamp
-from fxrod.chain import ChainSolver, _chain_order
+import fxrod.solvers.chain as chain_module
+from fxrod.core.geometry import Arc
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.geometry import Arc
-from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.soft_arm import soft_arm
-from fxrod.structure import Structure
+from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
+from fxrod.problems.soft_arm import soft_arm
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.chain import ChainSolver, _chain_order
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import newton_iterates
 from tests.roundoff import roundoff
 

@@ -11,7 +11,7 @@ import pytest
 
 import fxrod
 from fxrod.cli import build_parser
-from fxrod.io import read_csv
+from fxrod.output.tables import read_csv
 from tests.conftest import ROOT, assert_picture
 
 
@@ -46,9 +46,9 @@ def test_run_writes_csv_png_gif_paraview(fs_out):
 def test_paraview_series_matches_solver_state(fs_out):
     """Read the series back (pyvista reads the .vtp files): the last frame's points are the
     solver's P2 nodes."""
-    from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
-    from fxrod.integrators import Integrator
-    from fxrod.paraview import read_pvd
+    from fxrod.output.paraview import read_pvd
+    from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+    from fxrod.runs.integrators import Integrator
 
     series = read_pvd(fs_out / "flying_spaghetti.pvd")
     assert len(series) == 51
@@ -94,7 +94,7 @@ def test_plot_shows_port_work_with_units(tmp_path):
     agree to the accumulated energy residual; every axis names its SI unit."""
     import matplotlib.pyplot as plt
 
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
     from fxrod.viz import timeseries_figure
 
     CASES["soft-arm"].run(tmp_path, quick=True, pictures=False)
@@ -116,7 +116,7 @@ def test_plot_shows_port_work_with_units(tmp_path):
 
 
 def test_run_help_lists_the_demos():
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     out = fxrod_cli("run", "--help").stdout
     for name in CASES:
@@ -177,7 +177,7 @@ def test_cli_errors_are_one_line(args, needle):
 def test_progress_bar_quiet_without_terminal(capsys):
     from mpi4py import MPI
 
-    from fxrod.simulation import Progress
+    from fxrod.runs.simulation import Progress
 
     p = Progress(1.0, MPI.COMM_WORLD)
     p.update(0.5, 0.1, 3)

@@ -1,4 +1,5 @@
-"""Contact with rigid obstacles (fxrod.forms.contact, fxrod.obstacles) against closed forms.
+"""Contact with rigid obstacles (fxrod.core.forms.contact, fxrod.core.obstacles) against closed
+forms.
 
 * A horizontal rod dropped flat on frictionless ground is a 1D oscillator during the
   impact: the energy balance closes to solver tolerance, the deepest penetration is below
@@ -25,15 +26,15 @@ import numpy as np
 import pytest
 import ufl
 
+from fxrod.core.forms.contact import Contact
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import Cylinder, HalfSpace, SignedDistance, Sphere
+from fxrod.core.rod import Rod, Section
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.forms.contact import Contact
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import Cylinder, HalfSpace, SignedDistance, Sphere
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 from tests.roundoff import effort_norm, newton_bound, roundoff
 

@@ -24,19 +24,19 @@ import pytest
 import pyvista as pv
 
 from fxrod import viz
-from fxrod.bcs import Clamp
-from fxrod.forms.contact import Contact
-from fxrod.forms.rodcontact import RodContact
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import Cylinder, HalfSpace, Sphere
-from fxrod.paraview import pvd_entries, read_pvd
-from fxrod.probes import SLIDE, STICK, ContactFieldProbe, RodContactProbe, obstacle_surface
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
-from fxrod.structure import Structure
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import Cylinder, HalfSpace, Sphere
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
+from fxrod.output.paraview import pvd_entries, read_pvd
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.probes import SLIDE, STICK, ContactFieldProbe, RodContactProbe, obstacle_surface
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 from tests.conftest import ROOT, assert_picture
 
@@ -250,7 +250,7 @@ _on_plane(0.0, 0.5, out=sys.argv[1], t_end=0.1)
 def test_mpi_contact_output_equals_serial(resting, tmp_path):
     """Under ``mpirun -n 2`` the contact columns and the last ParaView frame's nodal forces
     equal the serial ones (1e-10 of the weight)."""
-    from fxrod.io import read_csv
+    from fxrod.output.tables import read_csv
     from tests.conftest import run_mpi
 
     script = tmp_path / "rest_mpi.py"

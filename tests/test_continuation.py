@@ -1,4 +1,4 @@
-"""Arc-length continuation and stability along quasi-static paths (fxrod.continuation).
+"""Arc-length continuation and stability along quasi-static paths (fxrod.analysis.continuation).
 
 References:
 
@@ -6,7 +6,7 @@ References:
   Schmidt, R. (1975), "Instability of clamped-hinged circular arches subjected to a point
   load", J. Appl. Mech. 42, 894-896: limit load ``P R^2/EI = 8.97`` of the inextensible
   elastica (also the reference of Simo & Vu-Quoc 1986, Part II, and Wriggers & Simo 1990).
-  Measured limit loads (Kirchhoff rod, ``fxrod.cases.deep_arch``): 8.810929 (n_e 16),
+  Measured limit loads (Kirchhoff rod, ``fxrod.studies.cases.deep_arch``): 8.810929 (n_e 16),
   8.963223 (32), 8.972475 (64), 8.973052 (128): successive differences 0.152, 0.00925,
   0.00058 (order 4), extrapolated 8.97309.
 * Euler column, clamped-free, axial tip load: bifurcation at ``pi^2 EI/(4 L^2)``; the
@@ -27,16 +27,16 @@ import pytest
 from scipy.optimize import brentq
 from scipy.special import ellipe, ellipk
 
-from fxrod.bcs import Clamp
-from fxrod.cases import deep_arch
-from fxrod.continuation import ArcLengthSettings, Continuation
+from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.pointload import PointLoad
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.pointload import PointLoad
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import deep_arch
 from tests.claims import assert_claim, assert_printed
 
 #: Column: EI = 1 about d1 (the weak axis), 2 about d2, L = 1 (inextensible, unshearable).
@@ -164,7 +164,7 @@ def test_tendon_actuation_path_follows_the_closed_form():
     central one asked the actuator for lambda = -1e-4), and every point of the path is the
     closed-form hook at its tension within the load stepping's discretisation error
     (1.8e-5 L at T_max, n_e 16)."""
-    from fxrod.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+    from fxrod.problems.soft_arm import HOOK, tendon_hook, tendon_hook_exact
 
     cont = Continuation(tendon_hook(HOOK).model, ArcLengthSettings(ds=0.02, ds_max=0.1))
     path = cont.run(30, stop=lambda p: p.lam >= 0.5)

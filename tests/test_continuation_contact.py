@@ -1,5 +1,6 @@
-"""Contact in the arc-length continuation (fxrod.continuation with fxrod.forms.contact and
-fxrod.forms.rodcontact), against linear beam theory and against quasi-static load stepping.
+"""Contact in the arc-length continuation (fxrod.analysis.continuation with
+fxrod.core.forms.contact and
+fxrod.core.forms.rodcontact), against linear beam theory and against quasi-static load stepping.
 
 References (linear Timoshenko beams, EI bending and GA shear stiffness, gap ``delta``,
 penalty ``k_t`` [N/m] of the one node pair or node that touches):
@@ -38,19 +39,19 @@ import numpy as np
 import pytest
 from petsc4py import PETSc
 
-from fxrod.bcs import Clamp
-from fxrod.continuation import ArcLengthSettings, Continuation
+from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import Sphere
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.contact import Contact
-from fxrod.forms.rodcontact import RodContact
-from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.obstacles import Sphere
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.structure import Structure
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 from tests.conftest import run_mpi
 

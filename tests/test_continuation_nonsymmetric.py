@@ -1,4 +1,4 @@
-"""Arc-length continuation of non-symmetric tangents (fxrod.continuation: MUMPS LU and the
+"""Arc-length continuation of non-symmetric tangents (fxrod.analysis.continuation: MUMPS LU and the
 parity of the stability index from the sign of the determinant).
 
 References:
@@ -26,7 +26,7 @@ References:
   column (eta = 1) has no adjacent equilibrium at any load (its instability, at
   ``P L^2/EI = 20.05``, is flutter): the parity stays 0 up to lambda = 30.
 * ``test_spatial_tendon_hook_follows_the_closed_form``: the tendon hook
-  (fxrod.soft_arm) with the spatial-formulation actuator, T = lambda T_max: the closed-form
+  (fxrod.problems.soft_arm) with the spatial-formulation actuator, T = lambda T_max: the closed-form
   hook at every point, order 4 between n_e 8 and 16 (8.4e-6 L at n_e 16).
 * ``test_lu_parity_is_the_ldlt_index_modulo_2``: an exact discrete identity. At every point
   of the Euler column's straight path (index 0, 1, 2) and of the deep arch's path through
@@ -46,15 +46,15 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from fxrod.bcs import Clamp
-from fxrod.cases import deep_arch
-from fxrod.continuation import ArcLengthSettings, Continuation, TangentSolver
+from fxrod.analysis.continuation import ArcLengthSettings, Continuation, TangentSolver
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+from fxrod.problems.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import deep_arch
 
 #: EI = 1 N m^2 about d1 (the weak axis), 2 about d2; unit shear, extension and torsion.
 SEC = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.0, k_b1=1.0,
@@ -218,7 +218,7 @@ def test_lu_parity_is_the_ldlt_index_modulo_2():
 def test_what_lu_cannot_do_is_still_refused():
     with pytest.raises(ParameterError, match="factorisation"):
         ArcLengthSettings(factorisation="ldlt")
-    from fxrod.soft_arm import HookParameters
+    from fxrod.problems.soft_arm import HookParameters
 
     spatial = tendon_hook(HookParameters(n_elements=8), formulation="spatial").model
     act = spatial.extensions[0]

@@ -1,5 +1,5 @@
 """Controllers on the actuation port (zero-order hold) and per-step callbacks with arrays
-(fxrod.control, fxrod.callbacks; issue 36 items 1 and 2).
+(fxrod.runs.control, fxrod.runs.callbacks; issue 36 items 1 and 2).
 
 The plant: a soft cantilever along e1 (L = 0.2 m, r = 10 mm, E = 10 MPa, rho = 1100
 kg/m^3), clamped at s = 0 with d1 = e3 (up), sagging 8.6 mm under gravity (linear beam:
@@ -15,18 +15,18 @@ import types
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
-from fxrod.callbacks import ArrayRecorder, Callback
+from fxrod.core.forms.actuation import Actuation, Tendon
+from fxrod.core.forms.drag import AmbientDamping
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.actuation import Actuation, Tendon
-from fxrod.forms.drag import AmbientDamping
-from fxrod.integrators import Integrator
-from fxrod.io import read_csv
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.output.tables import read_csv
+from fxrod.runs.callbacks import ArrayRecorder, Callback
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
 L, RADIUS, E, RHO, OFFSET = 0.2, 0.01, 1e7, 1100.0, 0.008

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from fxrod.ancf.benchmarks import R1_B, R1_E, R1_FORCE, R1_L, r1_tip_displacement
-from fxrod.bcs import Clamp
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.geometry import Arc, CurveFunction, Helix, Spline
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import bend45
-from fxrod.geometry import Arc, CurveFunction, Helix, Spline
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.problems.paper import bend45
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 
 SEC = Section(rhoA=1.0, M11=0.1, M22=0.1, k_s1=1e4, k_s2=1e4, k_e=1e4, k_b1=1e2, k_b2=1e2,
@@ -237,8 +237,8 @@ def test_ring_under_diametral_load():
     from rotating, so the clamp is the ring's own condition there), to 4e-5 at
     ``P R^2/EI = 1e-4`` (measured 1.3e-5, halving with the load: the geometric
     nonlinearity)."""
-    from fxrod.geometry import Circle
-    from fxrod.pointload import PointLoad
+    from fxrod.core.geometry import Circle
+    from fxrod.core.pointload import PointLoad
 
     R = 0.5
     sec = Section.circular(0.005, E=2e11, rho=7850.0, nu=0.3)

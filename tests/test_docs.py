@@ -67,7 +67,7 @@ def test_api_reference_lists_every_public_class_and_function():
     missing = [f"{mod}.{n}" for mod, names in objects.items() for n in names
                if f"{mod}.{n}" not in documented]
     assert not missing, missing
-    assert "fxrod.loads.Gravity" in documented and "fxrod.bcs.Clamp" in documented
+    assert "fxrod.core.loads.Gravity" in documented and "fxrod.core.supports.Clamp" in documented
     assert sum(len(v) for v in objects.values()) > 100
 
 
@@ -132,7 +132,7 @@ def test_a_demo_runs_as_a_notebook(tmp_path):
                                       "status = result.report(args.quiet)")
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT)}}).execute()
-    from fxrod.io import read_csv
+    from fxrod.output.tables import read_csv
 
     d = read_csv(tmp_path / "bend45.csv")
     # Simo & Vu-Quoc (1986), 8 elements: tip at F = 600 is (47.23, 15.79, 53.37)

@@ -1,5 +1,5 @@
 """Drag and damping as dissipative ports of the midpoint step (issue 35, first part;
-fxrod/forms/drag.py).
+fxrod/core/forms/drag.py).
 
 Every test compares with an independent closed form. A straight rod translating uniformly
 (free, under uniform loads and a uniform drag) is an exact solution of the discrete
@@ -33,15 +33,15 @@ import time
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
+from fxrod.core.loads import EndLoad, Gravity, smooth_impulse
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, Gravity, smooth_impulse
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
 G = 9.81
@@ -299,7 +299,7 @@ def test_cantilever_balance_closes_and_dissipation_is_nonnegative(case):
 # ------------------------------------------------------------------ Rayleigh damping
 def _modal_decay(alpha: float, beta: float, periods: float = 2.0, order: int = 4):
     """A clamped-free cantilever (the module's section, 8 elements) started from rest in its
-    reference with the velocity of its first natural mode (:func:`fxrod.linear.modes` of
+    reference with the velocity of its first natural mode (:func:`fxrod.analysis.modes.modes` of
     the undamped model), tip amplitude 1e-3 L, integrated with ``omega_1 h = 0.05`` over
     ``periods`` periods. Returns ``(zeta, omega, omega_1)``: the damping ratio and frequency
     of the measured pole nearest ``omega_1``, and the undamped ``omega_1``.
@@ -313,7 +313,7 @@ def _modal_decay(alpha: float, beta: float, periods: float = 2.0, order: int = 4
     -zeta omega + i omega sqrt(1 - zeta^2)`` gives ``zeta = -Re lambda/abs(lambda)``. This is
     the logarithmic decrement ``delta = 2 pi zeta/sqrt(1 - zeta^2)`` of every displacement
     of the mode, measured without peak picking."""
-    from fxrod.linear import modes
+    from fxrod.analysis.modes import modes
 
     def rod():
         return Rod(SEC, start=(0.0, 0.0, 0.0), end=(LENGTH, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
@@ -502,9 +502,9 @@ def test_linearised_analyses_and_continuation_refuse_drag_in_one_line():
     """Drag and damping have no potential: modes, buckling, the PH export and the
     continuation refuse them naming the extension (never run with them left out); the PH
     export takes a Rayleigh damping into R (tests/test_mooring.py)."""
-    from fxrod.continuation import Continuation
-    from fxrod.linear import buckling, modes
-    from fxrod.phmodel import Input, linear_ph
+    from fxrod.analysis.continuation import Continuation
+    from fxrod.analysis.modes import buckling, modes
+    from fxrod.analysis.phmodel import Input, linear_ph
 
     for ext in (ResistiveForceDrag(1.0, 2.0, flow=(0.0, 0.0, 0.1)), AmbientDamping(0.5),
                 RayleighDamping(0.5)):
@@ -524,7 +524,7 @@ def test_adjoint_gradient_through_drag():
     """The discrete adjoint differentiates the drag's UFL terms: Taylor remainders of the
     gradient of a tip objective with respect to the flow's end force history fall with
     order 2 on a cantilever in a cross-flow (RFT) and with ambient damping."""
-    from fxrod.adjoint import Adjoint, InputHistory, TipTracking, taylor_remainders
+    from fxrod.analysis.adjoint import Adjoint, InputHistory, TipTracking, taylor_remainders
 
     h, steps = 0.01, 5
     model = RodModel(_rod((1.0, 0.0, 0.0)), [EndLoad("L", force=(0.0, 0.0, -0.5))],

@@ -1,7 +1,7 @@
 """Ensembles (issue 22): N rods stepped together in one model with the chain solver give,
 member by member, the separate single-rod runs of the general path (MUMPS).
 
-Reference: each member run alone as a plain :class:`fxrod.model.RodModel` with its load
+Reference: each member run alone as a plain :class:`fxrod.core.model.RodModel` with its load
 factor in the load's own time function (and its own uniform section), solved with MUMPS.
 Full Newton in both runs (``jacobian_lag=1``): each converged iterate is the discrete
 solution to round-off, so the two agree to round-off (tests/roundoff.py, both runs' steps)
@@ -14,15 +14,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
-from fxrod.ensemble import Ensemble
+from fxrod.core.loads import DistributedLoad, EndLoad, piecewise_linear_hat
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import flying_spaghetti_loads, flying_spaghetti_section
-from fxrod.integrators import Integrator
-from fxrod.loads import DistributedLoad, EndLoad, piecewise_linear_hat
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.problems.paper import flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.runs.ensemble import Ensemble
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import roundoff
 
 FULL_NEWTON = dict(atol=1e-11, rtol=1e-14, jacobian_lag=1)
@@ -171,10 +171,10 @@ ENSEMBLE_MPI_SCRIPT = """
 import json, sys
 import numpy as np
 from mpi4py import MPI
-from fxrod.ensemble import Ensemble
-from fxrod.examples import flying_spaghetti_loads, flying_spaghetti_section
-from fxrod.rod import Rod
-from fxrod.settings import SolverSettings
+from fxrod.runs.ensemble import Ensemble
+from fxrod.problems.paper import flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.core.rod import Rod
+from fxrod.solvers.settings import SolverSettings
 
 rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
           d1=(0.0, 1.0, 0.0), n_elements=6)
@@ -223,7 +223,7 @@ def test_adjoint_of_an_ensemble_with_an_input_history():
     force acting on every member times its amplitude): the Taylor remainders of the
     gradient fall with order 2 (they fell with an AttributeError: the ensemble's load had
     no ``force`` to install the history on)."""
-    from fxrod.adjoint import Adjoint, InputHistory, TipTracking, taylor_remainders
+    from fxrod.analysis.adjoint import Adjoint, InputHistory, TipTracking, taylor_remainders
 
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=3)

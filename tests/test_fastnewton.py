@@ -1,4 +1,4 @@
-"""The small-rod fast path (fxrod.fastnewton: the chain solver's Newton iteration without
+"""The small-rod fast path (fxrod.solvers.array_newton: the chain solver's Newton iteration without
 SNES) against the general path (PETSc SNES newtonls with the chain preconditioner, itself
 checked against MUMPS in tests/test_chain.py): the same Newton iterates and iteration
 counts, and SNES wherever the fast path does not apply."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import fxrod.chain as chain_module
-from fxrod.examples import cantilever_vibration, flying_spaghetti
-from fxrod.fastnewton import FastNewtonSolver
-from fxrod.integrators import Integrator
-from fxrod.newton import NewtonSolver
-from fxrod.settings import SolverSettings
+import fxrod.solvers.chain as chain_module
+from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.array_newton import FastNewtonSolver
+from fxrod.solvers.newton import NewtonSolver
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import newton_iterates
 from tests.roundoff import roundoff
 

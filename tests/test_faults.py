@@ -18,16 +18,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxrod import checkpoint
 from fxrod.ancf import CentralDifference
-from fxrod.cases import CASES, RUN_CONTROL
 from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.hamel import HamelBeam
-from fxrod.integrators import Integrator
-from fxrod.io import CSVWriter, read_csv
-from fxrod.paraview import PVDWriter
-from fxrod.simulation import Interrupted, Simulation
+from fxrod.output.paraview import PVDWriter
+from fxrod.output.tables import CSVWriter, read_csv
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs import checkpoint
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Interrupted, Simulation
+from fxrod.studies.cases import CASES, RUN_CONTROL
 from tests.conftest import ROOT, run_mpi
 
 #: The companion cases, with their own steppers (ANCF central difference, Hamel lattice).
@@ -429,7 +429,7 @@ def test_hamel_adaptive_halves_a_failing_step_and_keeps_jd_exact(monkeypatch):
     regrows to h after grow_after = 3 steps, lands on t_end; J_d stays conserved to
     round-off (theory §H5: the stress terms telescope for any step size) and equals
     theory §H7's J_d(0). Without --adaptive the failure ends the run."""
-    from fxrod.cases import hamel_free_beam as case
+    from fxrod.studies.cases import hamel_free_beam as case
 
     solve = HamelBeam._solve
     failed = []
@@ -488,7 +488,7 @@ def test_errors_survive_pickling():
     import pickle
 
     from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
-    from fxrod.simulation import Interrupted
+    from fxrod.runs.simulation import Interrupted
 
     for e in (ParameterError("h", -1.0, "> 0"), CheckpointError("x.npz", "truncated"),
               OutputError("a.csv", OSError(28, "No space left on device"), "kept"),

@@ -9,11 +9,11 @@ import csv
 import numpy as np
 import pytest
 
-from fxrod.diagnostics import StrainConsistency
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
-from fxrod.integrators import Integrator
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.core.diagnostics import StrainConsistency
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 
 H_STEP = 0.1

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fxrod.bcs import Clamp, Hinge, Pin
+from fxrod.core.geometry import Arc, Helix, Straight
+from fxrod.core.loads import DistributedLoad, EndLoad, Gravity
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp, Hinge, Pin
 from fxrod.errors import ParameterError
-from fxrod.geometry import Arc, Helix, Straight
-from fxrod.loads import DistributedLoad, EndLoad, Gravity
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.solvers.settings import SolverSettings
 
 EXAMPLES = int(os.environ.get("FXROD_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

@@ -28,13 +28,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, piecewise_linear_hat
-from fxrod.model import RodModel
-from fxrod.probes import ColumnProbe
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.core.loads import EndLoad, piecewise_linear_hat
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.probes import ColumnProbe
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import ROOT, run_mpi
 from tests.roundoff import effort_norm, newton_bound, roundoff
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
 from fxrod.hamel.runs import run_free_beam
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 
 A_SIDE, RHO, E, NU = 0.1, 1000.0, 1e7, 0.35
 G = E / (2 * (1 + NU))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.cases.hamel_free_beam import JD0_THEORY
-from fxrod.io import read_csv
+from fxrod.output.tables import read_csv
+from fxrod.studies.cases import CASES
+from fxrod.studies.cases.hamel_free_beam import JD0_THEORY
 from tests.conftest import assert_picture, run_mpi
 
 

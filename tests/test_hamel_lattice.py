@@ -28,7 +28,7 @@ from fxrod.hamel import (
     se3,
     series,
 )
-from fxrod.io import read_csv
+from fxrod.output.tables import read_csv
 from tests.claims import assert_claim, assert_printed
 
 SECTION = HamelSection.square(0.1, E=1e7, nu=0.35, rho=1000.0)
@@ -286,7 +286,8 @@ def test_run_free_beam_api():
 
 
 def test_history_columns_and_csv(tmp_path):
-    """The recorded rows: column order of HamelBeam.step, CSV round trip through fxrod.io."""
+    """The recorded rows: column order of HamelBeam.step, CSV round trip through
+    fxrod.output.tables."""
     h = run(example2(1e-4), 20, record_every=2)
     assert len(h) == 10
     assert h.columns[:4] == ["t", "kinetic", "strain_energy", "H"]

@@ -1,4 +1,4 @@
-"""fxrod.jit (several UFL forms as one FFCx module) against DOLFINx's own ``fem.form`` (one
+"""fxrod.native.jit (several UFL forms as one FFCx module) against DOLFINx's own ``fem.form`` (one
 module per form): the same residual, Jacobian and energies to the last bit; a cold compile
 into an empty cache directory builds one module for the whole batch; a form with the same
 signature is wrapped from the compiled module, bound to its own coefficients."""
@@ -13,9 +13,9 @@ from dolfinx.fem.forms import derivative_block
 from dolfinx.fem.petsc import assemble_matrix
 from mpi4py import MPI
 
-from fxrod import jit
-from fxrod.examples import flying_spaghetti
-from fxrod.forms import elastic
+from fxrod.core.forms import elastic
+from fxrod.native import jit
+from fxrod.problems.paper import flying_spaghetti
 
 
 def _state(model) -> None:

@@ -1,4 +1,4 @@
-"""Linearised analysis (fxrod.linear) against closed forms: natural frequencies, modal and
+"""Linearised analysis (fxrod.analysis.modes) against closed forms: natural frequencies, modal and
 effective masses, prestress, linear buckling.
 
 References (independent of fxrod):
@@ -27,14 +27,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp, Hinge
+from fxrod.analysis.modes import buckling, modes
+from fxrod.core.forms.springs import ElasticSupport
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp, Hinge
 from fxrod.errors import ParameterError
-from fxrod.forms.springs import ElasticSupport
-from fxrod.integrators import Integrator
-from fxrod.linear import buckling, modes
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
+from fxrod.runs.integrators import Integrator
 from tests.claims import assert_claim
 
 STEEL = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)

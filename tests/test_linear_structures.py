@@ -1,4 +1,4 @@
-"""Linearised analysis of structures (fxrod.linear with joints, rings and rigid bodies,
+"""Linearised analysis of structures (fxrod.analysis.modes with joints, rings and rigid bodies,
 theory §2.6-2.7) against independent references.
 
 References (independent of fxrod):
@@ -26,16 +26,16 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from fxrod.bcs import Clamp
-from fxrod.forms.bodies import RigidBody
-from fxrod.geometry import Circle
-from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
-from fxrod.linear import buckling, modes
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.structure import Structure
+from fxrod.analysis.modes import buckling, modes
+from fxrod.core.forms.bodies import RigidBody
+from fxrod.core.geometry import Circle
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
+from fxrod.runs.integrators import Integrator
 from tests.claims import assert_claim
 from tests.conftest import l_frame_with_body
 
@@ -193,7 +193,7 @@ def test_structure_modes_same_under_mpi():
 
     code = ("import json; from mpi4py import MPI; "
             "from tests.test_linear_structures import _ring_model, _frame; "
-            "from fxrod.linear import modes; "
+            "from fxrod.analysis.modes import modes; "
             "w = [modes(_ring_model(32), 12).omega.tolist(), modes(_frame(), 4).omega.tolist()]; "
             "MPI.COMM_WORLD.rank == 0 and print(json.dumps(w))")
     ring, frame = json.loads(run_mpi(["-c", code]).stdout.strip().splitlines()[-1])

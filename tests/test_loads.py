@@ -16,14 +16,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.loads import DistributedLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.integrators import Integrator
-from fxrod.loads import DistributedLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import newton_bound, roundoff
 
 SEC = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)   # steel, r = 1 cm

@@ -1,5 +1,5 @@
 """Rods in fluids and locomotion: sedimentation, the curvature wave as a power port, the
-swimmer (fxrod/forms/drag.py, fxrod/forms/actuation.py, demos/swimmer.py).
+swimmer (fxrod/core/forms/drag.py, fxrod/core/forms/actuation.py, demos/swimmer.py).
 
 References, test by test:
 
@@ -21,7 +21,7 @@ References, test by test:
   Powers 2009), demos/swimmer.py.
 * ``test_forward_backward_friction_creep`` (slow): the closed-form creep per period of a
   rigid block under a sinusoidal force between its forward and backward Coulomb
-  thresholds (fxrod/forms/contact.py).
+  thresholds (fxrod/core/forms/contact.py).
 * ``test_forward_backward_friction_is_consistent_and_mirrors``: the mirrored problem gives
   the mirrored path (an exact symmetry of the discrete law); the energy balance to the
   Newton tolerance, D >= 0.
@@ -39,18 +39,18 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from fxrod.bcs import Clamp
+from fxrod.core.forms.actuation import CurvatureWave
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.drag import MorisonDrag, ResistiveForceDrag
+from fxrod.core.loads import DistributedLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.actuation import CurvatureWave
-from fxrod.forms.contact import Contact
-from fxrod.forms.drag import MorisonDrag, ResistiveForceDrag
-from fxrod.integrators import Integrator
-from fxrod.loads import DistributedLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section, VaryingSection
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import ROOT
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
@@ -208,11 +208,11 @@ def test_curvature_wave_bad_input_is_one_line(kwargs, name):
 def test_curvature_wave_refuses_a_varying_section_before_compiling(monkeypatch):
     """On a VaryingSection the wave's bending stiffness is not one number: refused in one
     line when the model is built, before any form is compiled (the JIT is never called)."""
-    import fxrod.jit
+    import fxrod.native.jit
 
     def no_compile(*a, **k):
         raise AssertionError("a form was compiled")
-    monkeypatch.setattr(fxrod.jit, "forms", no_compile)
+    monkeypatch.setattr(fxrod.native.jit, "forms", no_compile)
     sec = VaryingSection.circular(radius=lambda s: 0.01 * (1.0 - 0.3 * s), E=1e8,
                                   rho=2000.0, nu=0.3)
     rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(LENGTH, 0.0, 0.0), d1=(0.0, 1.0, 0.0),

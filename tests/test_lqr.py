@@ -1,4 +1,4 @@
-"""State feedback designed on the linear port-Hamiltonian model (fxrod.lqr) and run on the
+"""State feedback designed on the linear port-Hamiltonian model (fxrod.analysis.lqr) and run on the
 nonlinear rod through the actuation port; the tip-control demo.
 
 The plant: a soft cantilever along e1 (L = 0.2 m, r = 10 mm, E = 10 MPa, rho = 1100
@@ -35,15 +35,15 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from fxrod import lqr
-from fxrod.bcs import Clamp
+from fxrod.analysis import lqr
+from fxrod.core.forms.actuation import Actuation, Tendon
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.actuation import Actuation, Tendon
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
 L, RADIUS, OFFSET, T_BIAS = 0.2, 0.01, 0.008, 2.0

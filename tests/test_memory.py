@@ -28,11 +28,11 @@ import pytest
 from dolfinx.fem.petsc import assemble_matrix, create_matrix
 from petsc4py import PETSc
 
-from fxrod.chain import ChainSolver
-from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.fastassembly import FastJacobian
-from fxrod.integrators import Integrator
-from fxrod.settings import SolverSettings
+from fxrod.native.assembly import FastJacobian
+from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.chain import ChainSolver
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import roundoff
 
 MODELS = {"free": (lambda: flying_spaghetti(5).model, 0.1),

@@ -1,4 +1,4 @@
-"""``fxrod modes <case>`` (fxrod.modal_output): the CSV read back against closed forms, the
+"""``fxrod modes <case>`` (fxrod.studies.modal_output): the CSV read back against closed forms, the
 pictures, user errors."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from fxrod.errors import ParameterError
-from fxrod.examples import cantilever_vibration_section
-from fxrod.io import read_csv
-from fxrod.modal_output import COLUMNS, write_modes
+from fxrod.output.tables import read_csv
+from fxrod.problems.paper import cantilever_vibration_section
+from fxrod.studies.modal_output import COLUMNS, write_modes
 from tests.conftest import assert_picture, run_mpi
 from tests.test_cli_output import fxrod_cli
 

@@ -1,4 +1,4 @@
-"""The mode table (issue 40, item 5): the type rule of :mod:`fxrod.modetable` on straight
+"""The mode table (issue 40, item 5): the type rule of :mod:`fxrod.analysis.modetable` on straight
 rods of circular section whose modes are known in closed form, ``fxrod modes`` on a user's
 own script, the pictures."""
 
@@ -9,13 +9,13 @@ import textwrap
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.analysis.modes import modes
+from fxrod.analysis.modetable import COLUMNS, classify, mode_table
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.io import read_csv
-from fxrod.linear import modes
-from fxrod.model import RodModel
-from fxrod.modetable import COLUMNS, classify, mode_table
-from fxrod.rod import Rod, Section
+from fxrod.output.tables import read_csv
 
 #: Steel rod (SI): L = 1 m, r = 20 mm (L / r = 50), nu = 0.3, Cowper's shear factor.
 L, R, E, RHO, NU = 1.0, 0.02, 210e9, 7850.0, 0.3
@@ -107,10 +107,10 @@ def test_classify_rule_and_errors():
 
 
 SCRIPT = """
-from fxrod.bcs import Clamp
-from fxrod.model import RodModel
-from fxrod.problem import Problem
-from fxrod.rod import Rod, Section
+from fxrod.core.supports import Clamp
+from fxrod.core.model import RodModel
+from fxrod.runs.problem import Problem
+from fxrod.core.rod import Rod, Section
 
 
 def cantilever(n_elements=12, comm=None):

@@ -1,5 +1,5 @@
 """Cross-formulation modal check: the planar ANCF companion (fxrod.ancf.modal, theory §A4)
-and the Cosserat modal analysis (fxrod.linear) on the shared planar problem R1 of theory §A5
+and the Cosserat modal analysis (fxrod.analysis.modes) on the shared planar problem R1 of theory §A5
 (L = 2 m, 0.1 m square steel section, Exudyn clamp, dead tip force f = 3 EI / L^2, tip
 displaced by (-0.509, -1.207) m): the in-plane natural frequencies about the deformed
 equilibrium. Same physics on both sides: shear-rigid, extensible (ANCF strain option (1)),
@@ -11,16 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxrod.analysis.modes import modes
 from fxrod.ancf.benchmarks import R1_B, R1_E, R1_FORCE, R1_L, R1_RHO, r1_beam
 from fxrod.ancf.modal import eigenfrequencies
 from fxrod.ancf.steppers import solve_static
-from fxrod.bcs import Clamp
-from fxrod.integrators import Integrator
-from fxrod.linear import modes
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 
 N_E = 32

@@ -1,5 +1,5 @@
 """Rods in fluids: a cantilever in a current, a mooring line (demos/mooring.py), Rayleigh
-damping in the linear port-Hamiltonian model (fxrod/forms/drag.py, fxrod/phmodel.py).
+damping in the linear port-Hamiltonian model (fxrod/core/forms/drag.py, fxrod/analysis/phmodel.py).
 
 References:
 
@@ -37,16 +37,16 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from fxrod.bcs import Clamp
+from fxrod.analysis.modes import modes
+from fxrod.analysis.phmodel import Input, linear_ph, modal_ph
+from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping
-from fxrod.integrators import Integrator
-from fxrod.linear import modes
-from fxrod.model import RodModel
-from fxrod.phmodel import Input, linear_ph, modal_ph
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.conftest import ROOT
 from tests.roundoff import EPS, ROUNDOFF_C, roundoff
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.io import read_csv
+from fxrod.output.tables import read_csv
+from fxrod.studies.cases import CASES
 from tests.conftest import run_mpi
 
 #: case -> the CSV files compared, where they are not just ``<stem>.csv``

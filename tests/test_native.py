@@ -57,7 +57,7 @@ def test_every_helper_builds_with_warnings_as_errors(tmp_path):
 RUN_ALL_HELPERS = r"""
 import json
 from fxrod import native
-from fxrod.examples import flying_spaghetti
+from fxrod.problems.paper import flying_spaghetti
 from fxrod.ancf import ANCFBeam, EnergyConsistentStepper, blog_beam, default_settings
 
 integ = flying_spaghetti(8).integrator()
@@ -103,8 +103,8 @@ def test_constraint_check_in_c_equals_numpy_and_keeps_nan():
     director shows as NaN in both (a diverging state never reads as orthonormal)."""
     import numpy as np
 
-    from fxrod.diagnostics import nodal_constraint_max
-    from fxrod.examples import flying_spaghetti
+    from fxrod.core.diagnostics import nodal_constraint_max
+    from fxrod.problems.paper import flying_spaghetti
 
     integ = flying_spaghetti(6).integrator()
     for _ in range(4):

@@ -1,4 +1,4 @@
-"""Optimal actuation of the soft arm (issue 21, fxrod.cases.optimal_actuation): chamber
+"""Optimal actuation of the soft arm (issue 21, fxrod.studies.cases.optimal_actuation): chamber
 forces from zero that make the tip follow the authors' heart path, by L-BFGS-B with adjoint
 gradients, against the tracking error of the paper's open-loop inputs."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.io import read_csv
-from fxrod.soft_arm import SOFT_ARM
+from fxrod.output.tables import read_csv
+from fxrod.problems.soft_arm import SOFT_ARM
+from fxrod.studies.cases import CASES
 from tests.claims import assert_claim, assert_printed
 from tests.conftest import assert_picture
 from tests.test_actuation import DATA

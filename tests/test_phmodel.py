@@ -1,9 +1,10 @@
-"""The linear port-Hamiltonian model (fxrod.phmodel) and its files (fxrod.phmodel_io):
+"""The linear port-Hamiltonian model (fxrod.analysis.phmodel) and its files
+(fxrod.analysis.phmodel_io):
 structure, spectrum, power balance, agreement with the nonlinear solver, modal truncation.
 
 References (independent of the PH assembly):
 
-* the natural frequencies of :func:`fxrod.linear.modes` (validated in tests/test_linear.py
+* the natural frequencies of :func:`fxrod.analysis.modes.modes` (validated in tests/test_linear.py
   and tests/test_linear_structures.py against closed forms): the finite generalised
   eigenvalues of ``(J Q, E)`` are ``+- i omega`` and zeros;
 * the nonlinear midpoint solver (42) started at the equilibrium: the linear model stepped
@@ -24,17 +25,17 @@ import pytest
 import scipy.io
 import scipy.linalg as sl
 
-from fxrod.bcs import Clamp, Hinge
+from fxrod.analysis.modes import modes
+from fxrod.analysis.phmodel import Input, linear_ph, modal_ph
+from fxrod.analysis.phmodel_io import load_ph, save_ph
+from fxrod.core.forms.springs import ElasticSupport
+from fxrod.core.loads import EndLoad, smooth_impulse
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp, Hinge
 from fxrod.errors import ParameterError
-from fxrod.forms.springs import ElasticSupport
-from fxrod.integrators import Integrator
-from fxrod.linear import modes
-from fxrod.loads import EndLoad, smooth_impulse
-from fxrod.model import RodModel
-from fxrod.phmodel import Input, linear_ph, modal_ph
-from fxrod.phmodel_io import load_ph, save_ph
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 from tests.conftest import l_frame_with_body, run_mpi
 from tests.test_cli_output import fxrod_cli

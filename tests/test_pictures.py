@@ -100,8 +100,10 @@ def test_api_reference_splits_public_api_and_internals():
     assert len(set(public)) == len(public) and len(set(internal)) == len(internal)
     assert not set(public) & set(internal)
     assert set(public) | set(internal) == set(public_units())   # every module, once
-    for m in ("fxrod.rod", "fxrod.simulation", "fxrod.forms", "fxrod.cases", "fxrod.errors"):
+    for m in ("fxrod.core.rod", "fxrod.runs.simulation", "fxrod.core.forms",
+              "fxrod.studies.cases", "fxrod.errors"):
         assert m in public
-    for m in ("fxrod.fastassembly", "fxrod.chain", "fxrod.jit", "fxrod.mumps",
-              "fxrod.backends", "fxrod.newton", "fxrod.fastnewton", "fxrod.reduction"):
+    for m in ("fxrod.native.assembly", "fxrod.solvers.chain", "fxrod.native.jit",
+              "fxrod.solvers.mumps", "fxrod.solvers.backends", "fxrod.solvers.newton",
+              "fxrod.solvers.array_newton", "fxrod.solvers.reduction"):
         assert m in internal

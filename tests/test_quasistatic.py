@@ -9,15 +9,15 @@ import csv
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.examples import quasistatic_cantilever
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.problems.paper import quasistatic_cantilever
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 
 TIMES = (0.1, 0.2, 0.4, 1.0)
@@ -145,7 +145,7 @@ def test_bad_constraint_sets(bad):
 
 
 def test_case_rejects_load_factor_outside_unit_interval():
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     with pytest.raises(ParameterError, match="t_end"):
         CASES["quasistatic-cantilever"].run("/tmp/never", t_end=1.5)

@@ -1,4 +1,4 @@
-"""Support reactions in dynamics (fxrod.model.RodModel.support_response, the
+"""Support reactions in dynamics (fxrod.core.model.RodModel.support_response, the
 ``<support>_force_i`` and ``<support>_moment_i`` columns) close the discrete balances of
 linear and angular momentum of the implicit midpoint step.
 
@@ -25,13 +25,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp, Hinge
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp, Hinge
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import newton_bound, roundoff
 
 SEC = Section.circular(radius=0.02, E=1e7, rho=1000.0, nu=0.3)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from fxrod.errors import ConvergenceError
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
-from fxrod.integrators import Integrator
-from fxrod.io import CSVWriter, NonFiniteError, read_csv
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.output.tables import CSVWriter, NonFiniteError, read_csv
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 from tests.conftest import ROOT, run_mpi
 
@@ -125,7 +125,7 @@ def test_failed_step_checkpoints_last_good_state(tmp_path):
     with pytest.raises(ConvergenceError) as ei:
         sim.run(5.0)
     t_fail = ei.value.t
-    from fxrod import checkpoint
+    from fxrod.runs import checkpoint
 
     st = checkpoint.load(tmp_path / "fs_checkpoint.npz", flying_spaghetti(4).model)
     assert st["t"] == pytest.approx(t_fail)

@@ -1,4 +1,4 @@
-"""A revolute joint (fxrod.joints.Revolute) whose axis is along no director keeps that axis
+"""A revolute joint (fxrod.core.joints.Revolute) whose axis is along no director keeps that axis
 as a material line of both joined frames in motion.
 
 Two straight rods along e1 (directors ``d1 = e2, d2 = e3, d3 = e1``) are joined end to end by
@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxrod.bcs import Clamp
-from fxrod.integrators import Integrator
-from fxrod.joints import Revolute
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.structure import Structure
+from fxrod.core.joints import Revolute
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import newton_bound, roundoff, skip_if_chain_refuses
 
 SEC = Section.circular(radius=0.02, E=1e7, rho=1000.0, nu=0.3)

@@ -1,4 +1,4 @@
-"""Rod-rod contact between centreline nodes (fxrod.forms.rodcontact): statics of two crossing
+"""Rod-rod contact between centreline nodes (fxrod.core.forms.rodcontact): statics of two crossing
 rods against linear (Timoshenko) beam theory and against the supports' reactions; two free
 rods colliding with an exact energy balance and conserved momenta; bad input."""
 
@@ -7,17 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.rodcontact import RodContact
-from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
-from fxrod.structure import Structure
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 
 R = 0.01
@@ -119,7 +119,7 @@ def test_crossing_rods_mpi_equals_serial():
 
     code = ("import numpy as np\n"
             "from tests.test_rodcontact import crossing, TIGHT\n"
-            "from fxrod.integrators import Integrator\n"
+            "from fxrod.runs.integrators import Integrator\n"
             "model, contact = crossing(1e-3, 1e4)\n"
             "integ = Integrator(model, 0.5, TIGHT)\n"
             "integ.step(); integ.step()\n"

@@ -38,15 +38,15 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from fxrod.bcs import Clamp
+from fxrod.analysis.modes import buckling, modes
+from fxrod.core.forms.contact import Contact
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.contact import Contact
-from fxrod.integrators import Integrator
-from fxrod.linear import buckling, modes
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section, VaryingSection
+from fxrod.runs.integrators import Integrator
 
 E, NU, RHO = 2.0e11, 0.3, 7850.0          # steel [Pa, -, kg/m^3]
 G = E / (2.0 * (1.0 + NU))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import newton_bound, roundoff
 
 

@@ -1,4 +1,4 @@
-"""The soft arm grasping a rough cylinder (fxrod.cases.soft_arm_grasp): dynamics, contact
+"""The soft arm grasping a rough cylinder (fxrod.studies.cases.soft_arm_grasp): dynamics, contact
 with friction, chamber actuation.
 
 * The energy ledger closes every step: ``H_{n+1} - H_n - W_port + D`` (chamber work in,
@@ -8,7 +8,7 @@ with friction, chamber actuation.
   carries at least the mean pressure ``F_n / l_c``) and below the case's stated bound
   ``p_max / k``.
 * Independent reference: until it touches, the slowly ramped arm follows the exact static
-  arc of constant strains (fxrod.soft_arm.static_strains), so the contact begins when the
+  arc of constant strains (fxrod.problems.soft_arm.static_strains), so the contact begins when the
   ramp reaches the amplitude f* at which that arc reaches the cylinder. The dynamic arm
   lags the quasi-static one by a time that falls with the ramp's duration: measured
   +1.64 %, +0.53 %, +0.25 % for ramps of 1, 2, 4 s (h = 0.01, 0.01, 0.02 s); +1.24 % at
@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.cases import soft_arm_grasp as case
+from fxrod.studies.cases import CASES
+from fxrod.studies.cases import soft_arm_grasp as case
 from tests.claims import assert_claim, assert_printed
 
 

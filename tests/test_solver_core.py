@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxrod.adjoint import Adjoint, SectionParameters, TipTracking
-from fxrod.bcs import Clamp
-from fxrod.cases import deep_arch
-from fxrod.continuation import Continuation
+from fxrod.analysis.adjoint import Adjoint, SectionParameters, TipTracking
+from fxrod.analysis.continuation import Continuation
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.integrators import Integrator
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import deep_arch
 from tests.roundoff import roundoff
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fxrod"
@@ -30,18 +30,18 @@ def _sources() -> dict[str, str]:
 
 
 def test_mumps_is_configured_in_one_module():
-    """Only fxrod/mumps.py names MUMPS's PETSc options, factor type or ICNTL setters."""
+    """Only fxrod/solvers/mumps.py names MUMPS's PETSc options, factor type or ICNTL setters."""
     pattern = re.compile(r'setFactorSolverType|mat_mumps_icntl|setMumpsIcntl|'
                          r'"pc_factor_mat_solver_type"|getMumpsInfog')
     found = sorted(name for name, text in _sources().items() if pattern.search(text))
-    assert found == ["mumps.py"]
+    assert found == ["solvers/mumps.py"]
 
 
 def test_the_step_size_is_written_by_the_model_only():
     """``h`` (and ``theta``) of the residual are set by RodModel.begin_step/end_point."""
     pattern = re.compile(r"\.(h|theta)\.value\s*(\[[^\]]*\])?\s*=(?!=)")
     found = sorted(name for name, text in _sources().items() if pattern.search(text))
-    assert found == ["model.py"]
+    assert found == ["core/model.py"]
 
 
 def test_continuation_and_adjoint_factorise_with_the_runs_settings():
@@ -102,9 +102,9 @@ def test_a_loaded_free_quasi_static_model_says_it_has_no_supports():
     equilibrium (rigid motions): the failed step says so instead of only a Newton or MUMPS
     reason. Unloaded it stays at rest (tests/test_curved.py), and its modes (rigid ones
     included) remain available."""
+    from fxrod.core.geometry import Circle
+    from fxrod.core.loads import Gravity
     from fxrod.errors import ConvergenceError
-    from fxrod.geometry import Circle
-    from fxrod.loads import Gravity
 
     ring = RodModel(Rod(SEC, curve=Circle(0.5), n_elements=8), [Gravity()], quasistatic=True)
     with pytest.raises(ConvergenceError, match="the model has no supports"):
@@ -116,7 +116,7 @@ def test_a_loaded_free_quasi_static_model_says_it_has_no_supports():
 def _flight(x0: float, steps: int) -> list[tuple[np.ndarray, float]]:
     """A free spinning rod under gravity starting at x = x0 [m], default settings: the
     nodal q (x shifted back by x0) and H after each step."""
-    from fxrod.loads import Gravity
+    from fxrod.core.loads import Gravity
 
     model = RodModel(Rod(SEC, (x0, 0, 0), (x0 + 1, 0, 0), (0, 1, 0), 8), [Gravity()])
     model.set_velocity((0.0, 0.0, 1.0), (0.0, 3.0, 0.5))

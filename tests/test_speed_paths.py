@@ -1,6 +1,6 @@
 """The speed-ups of issue #10 change nothing in the discrete solution beyond solver tolerance.
 
-* The serial fast Jacobian assembly (fxrod.fastassembly) gives DOLFINx's matrix: same
+* The serial fast Jacobian assembly (fxrod.native.assembly) gives DOLFINx's matrix: same
   entries up to the order of additions, for every kind of model (free rod with a follower tip
   load on a facet integral, clamped Kirchhoff rod, viscoelastic and actuation extensions
   with their own fields).
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from dolfinx.fem.petsc import assemble_matrix, create_matrix
 
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
 from fxrod.errors import ParameterError
-from fxrod.examples import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.fastassembly import FastJacobian
-from fxrod.forms.viscoelastic import GeneralizedMaxwell
-from fxrod.integrators import Integrator
-from fxrod.settings import SolverSettings
-from fxrod.soft_arm import soft_arm
+from fxrod.native.assembly import FastJacobian
+from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
+from fxrod.problems.soft_arm import soft_arm
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import roundoff
 
 UNOPTIMISED = dict(fast_assembly=False, predictor="plain", jacobian_lag=1,

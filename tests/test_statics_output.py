@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.loads import EndLoad
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.integrators import Integrator
-from fxrod.io import STATIC_OMITTED, LoadParameter, columns_json_path, read_csv
-from fxrod.loads import EndLoad
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.simulation import Simulation
+from fxrod.output.tables import STATIC_OMITTED, LoadParameter, columns_json_path, read_csv
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
 from fxrod.viz import timeseries_figure
 
 #: Steel cantilever, L = 1 m, r = 10 mm (SI).
@@ -109,9 +109,9 @@ def test_case_names_its_load_parameter(tmp_path):
     ``fxrod plot`` draws strain energy and tip against "tip force F [N]" to 600."""
     import matplotlib.pyplot as plt
 
-    from fxrod.cases import CASES
-    from fxrod.cases.bend45 import LOAD
     from fxrod.cli import main
+    from fxrod.studies.cases import CASES
+    from fxrod.studies.cases.bend45 import LOAD
 
     CASES["bend45"].run(tmp_path, quick=True, pictures=False)
     csv = tmp_path / "bend45_steps.csv"

@@ -1,5 +1,6 @@
-"""The stepper protocol (fxrod.stepper): one recorded run, :class:`fxrod.simulation.Simulation`,
-for every formulation -- the Cosserat rod (:class:`fxrod.integrators.Integrator`), the planar
+"""The stepper protocol (fxrod.solvers.stepper): one recorded run,
+:class:`fxrod.runs.simulation.Simulation`,
+for every formulation -- the Cosserat rod (:class:`fxrod.runs.integrators.Integrator`), the planar
 ANCF beam (:class:`fxrod.ancf.steppers.CentralDifferenceStepper`) and the Hamel lattice
 (:class:`fxrod.hamel.HamelStepper`).
 
@@ -38,17 +39,17 @@ import pytest
 from fxrod.ancf.element import ANCFBeam
 from fxrod.ancf.material import blog_beam
 from fxrod.ancf.steppers import CentralDifference, CentralDifferenceStepper
-from fxrod.cases.hamel_free_beam import JD0_THEORY
-from fxrod.cases.hamel_free_beam import fingerprint as hamel_fingerprint
-from fxrod.checkpoint import companion_fingerprint
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.examples import PAPER_SETTINGS, flying_spaghetti
 from fxrod.hamel import HamelBeam, HamelStepper, example2, series
 from fxrod.hamel import run as hamel_run
-from fxrod.integrators import Integrator
-from fxrod.io import read_csv
-from fxrod.simulation import Interrupted, Simulation
-from fxrod.stepper import CompanionStepper, Stepper
+from fxrod.output.tables import read_csv
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.runs.checkpoint import companion_fingerprint
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Interrupted, Simulation
+from fxrod.solvers.stepper import CompanionStepper, Stepper
+from fxrod.studies.cases.hamel_free_beam import JD0_THEORY
+from fxrod.studies.cases.hamel_free_beam import fingerprint as hamel_fingerprint
 from tests.roundoff import roundoff
 
 #: Steps of each formulation's run and its step size [s] (ANCF: 0.9 h_critical).
@@ -214,7 +215,7 @@ def test_hamel_exact_discrete_momentum_through_simulation():
     st = _hamel_stepper()
     sim = Simulation(st, csv_every=HAMEL_CSV_EVERY)
     sim.run(STEPS["hamel"] * 1e-4)
-    from fxrod.history import History
+    from fxrod.output.history import History
 
     Jd = series(History(sim.rows), "Jd")
     assert len(Jd) == STEPS["hamel"] + 1

@@ -22,7 +22,7 @@ friction between rods. Each test against an independent reference:
   the dissipation of every step is >= 0;
 * ``test_tendon_on_one_leg_bends_it_into_the_arc``: a tendon on the free leg of a clamped
   L-frame (members of different sections): the leg takes the closed-form constant-strain
-  arc (``fxrod.soft_arm.static_strains``; nodal error of order 4 in the element length)
+  arc (``fxrod.problems.soft_arm.static_strains``; nodal error of order 4 in the element length)
   while the other leg stays at its reference to round-off (the joint transmits nothing);
 * ``test_curvature_wave_on_one_leg``: a standing intrinsic curvature on the free leg: the
   leg's tip turns by the closed-form integral of the curvature, the other leg stays
@@ -50,24 +50,24 @@ import pytest
 import ufl
 from dolfinx import fem
 
-from fxrod.adjoint import Adjoint
-from fxrod.bcs import Clamp
-from fxrod.continuation import Continuation
+from fxrod.analysis.adjoint import Adjoint
+from fxrod.analysis.continuation import Continuation
+from fxrod.analysis.modes import modes
+from fxrod.core.forms.actuation import Actuation, CurvatureWave, Tendon
+from fxrod.core.forms.contact import Contact
+from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
+from fxrod.core.joints import Rigid
+from fxrod.core.loads import EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.obstacles import HalfSpace
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.actuation import Actuation, CurvatureWave, Tendon
-from fxrod.forms.contact import Contact
-from fxrod.forms.rodcontact import RodContact
-from fxrod.forms.viscoelastic import GeneralizedMaxwell
-from fxrod.integrators import Integrator
-from fxrod.joints import Rigid
-from fxrod.linear import modes
-from fxrod.loads import EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.obstacles import HalfSpace
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.soft_arm import constant_strain_curve, static_strains, tendon_stretch
-from fxrod.structure import Structure
+from fxrod.problems.soft_arm import constant_strain_curve, static_strains, tendon_stretch
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 from tests.roundoff import effort_norm, newton_bound, roundoff, skip_if_chain_refuses
 
 G = 9.81
@@ -332,7 +332,7 @@ def test_rod_friction_mpi_equals_serial():
 
     steps, h = 40, 1e-4
     code = ("from tests.test_structure_features import _pressed_and_pulled, SETTINGS\n"
-            "from fxrod.integrators import Integrator\n"
+            "from fxrod.runs.integrators import Integrator\n"
             "model, contact, rods, W, F = _pressed_and_pulled()\n"
             f"integ = Integrator(model, {h}, SETTINGS)\n"
             "model.ledger.current()\n"

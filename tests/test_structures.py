@@ -7,17 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
+from fxrod.core.geometry import Arc, Circle, CurveFunction
+from fxrod.core.joints import Revolute, Rigid, Spherical
+from fxrod.core.loads import DistributedLoad, EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.structure import Structure
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.geometry import Arc, Circle, CurveFunction
-from fxrod.integrators import Integrator
-from fxrod.joints import Revolute, Rigid, Spherical
-from fxrod.loads import DistributedLoad, EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
-from fxrod.structure import Structure
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 
 SEC = Section.circular(radius=0.02, E=1e7, rho=1000.0, nu=0.3)
@@ -209,8 +209,8 @@ def test_right_angle_cantilever_energy_after_pulse():
     (t >= 2) H is constant to the Newton tolerance (atol 1e-10 on the h-scaled rows:
     measured drift 1.3e-12 of H, largest step residual 8e-11), the weld keeps the legs at
     right angles, the tip swings out of plane by several units (large motion)."""
-    from fxrod.frames import right_angle_cantilever
-    from fxrod.simulation import Simulation as Sim
+    from fxrod.problems.frames import right_angle_cantilever
+    from fxrod.runs.simulation import Simulation as Sim
 
     prob = right_angle_cantilever(10, h=0.25, t_end=10.0)
     sim = Sim(prob.integrator())
@@ -233,7 +233,7 @@ def test_free_structure_with_rigid_body_conserves():
     links), hit by an end pulse: energy balance to solver tolerance every step; after the
     pulse H, the linear and the angular momentum (rods plus body) constant to round-off;
     the links keep their reference geometry to round-off."""
-    from fxrod.forms.bodies import RigidBody
+    from fxrod.core.forms.bodies import RigidBody
 
     r, L = 0.1, 0.6
     rods = []
@@ -281,7 +281,7 @@ def test_lee_frame_snap_through_and_snap_back():
     v curves' extremes, 18.715 and -9.35, which differ from each other by 0.5 % and 2.6 %);
     stable before the first limit point, one unstable direction between the two; the
     vertical displacement turns back (snap-back) between them."""
-    from fxrod.cases.lee_frame import DIGITISED_LIMITS, continuation, trace
+    from fxrod.studies.cases.lee_frame import DIGITISED_LIMITS, continuation, trace
 
     cont = continuation(10)
     trace(cont, 95.0, 300)
@@ -308,7 +308,7 @@ def test_lee_frame_snap_through_and_snap_back():
 def test_lee_frame_mesh_convergence():
     """20 and 40 elements per member: the first limit load converged to 1.5e-5, 18.5567 at
     40 elements."""
-    from fxrod.cases.lee_frame import continuation, trace
+    from fxrod.studies.cases.lee_frame import continuation, trace
 
     lam = []
     for n in (20, 40):
@@ -352,7 +352,7 @@ def test_closed_chain_triangle_free_flight():
 def test_gravity_with_a_rigid_body_is_refused_in_one_line():
     """A RigidBody carries inertia only: with Gravity its weight would be left out in
     silence, so the model refuses the pair in one line naming the bodies."""
-    from fxrod.forms.bodies import RigidBody
+    from fxrod.core.forms.bodies import RigidBody
 
     rod = Rod(SEC, start=(0, 0, 0), end=(1, 0, 0), d1=(0, 0, 1), n_elements=2)
     body = RigidBody((0, "L"), mass=0.5, inertia=np.diag([2e-3, 1e-3, 2.5e-3]),

@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp, Hinge, Pin
+from fxrod.core.loads import DistributedLoad, EndLoad, Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp, Hinge, Pin
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.integrators import Integrator
-from fxrod.loads import DistributedLoad, EndLoad, Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 
 SEC = Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3)
@@ -135,7 +135,7 @@ def test_internal_forces_at_snapshots(tmp_path):
     sim = Simulation(Integrator(model, 0.5), tmp_path, "c", snapshot_times=[1.0])
     sim.run(1.0)
     sim.close()
-    from fxrod.io import read_csv
+    from fxrod.output.tables import read_csv
 
     d = read_csv(tmp_path / "c_internal_forces.csv")
     assert np.all(d["t"] == 1.0) and d["s"].size == 8
@@ -153,7 +153,7 @@ def test_internal_forces_at_snapshots(tmp_path):
 def test_elastic_support_statics():
     """A Kirchhoff cantilever on translational and rotational springs at s = 0 (free of
     any other support), tip load P: tip deflection P/k_t + P L^2/k_r + P L^3/(3 EI)."""
-    from fxrod.forms.springs import ElasticSupport
+    from fxrod.core.forms.springs import ElasticSupport
 
     P, kt, kr = 1e-2, 1e5, 1e3
     model = RodModel(_rod(8, constraints=("kirchhoff",)), [EndLoad("L", force=(0, 0, -P))],
@@ -167,7 +167,7 @@ def test_elastic_support_ledger_and_prescribed_base_motion():
     """Dynamics: a rod on an elastic support swinging, and a rod whose clamped base is
     rotated by a prescribed motion; the ledger balance H_{n+1} - H_n = W_ext + W_support
     holds at solver tolerance (spring energy in H, the base's work in support_work)."""
-    from fxrod.forms.springs import ElasticSupport
+    from fxrod.core.forms.springs import ElasticSupport
 
     settings = SolverSettings(atol=1e-12, jacobian_lag=1)
     model = RodModel(_rod(6), [Gravity((0.0, 0.0, -9.81))],
@@ -198,7 +198,7 @@ def test_elastic_support_ledger_and_prescribed_base_motion():
 
 def test_internal_forces_in_paraview(tmp_path):
     """The ParaView frames carry the spatial internal force n and moment m along the rod."""
-    from fxrod.paraview import read_pvd
+    from fxrod.output.paraview import read_pvd
 
     P = 1.0
     model = RodModel(_rod(4), [EndLoad("L", force=(0.0, 0.0, -P))], [Clamp("0")],

@@ -18,11 +18,11 @@ import time
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES, Case, Option, Result
 from fxrod.errors import ParameterError
-from fxrod.sweep import read_record, run_sweep
-from fxrod.sweep_plan import make_plan
-from fxrod.sweep_plot import plot_sweep, read_table
+from fxrod.studies.cases import CASES, Case, Option, Result
+from fxrod.studies.sweep import read_record, run_sweep
+from fxrod.studies.sweep_plan import make_plan
+from fxrod.studies.sweep_plot import plot_sweep, read_table
 from tests.conftest import ROOT, assert_picture, mpirun_cmd, run_mpi
 
 CASE = "cantilever-vibration"
@@ -239,12 +239,12 @@ def test_soft_arm_design_study(tmp_path):
     """The documented study: 3 chamber radii x 3 densities of the quick soft arm (circle
     input up to t = 1 s). At t = 1 s the arm follows the slow input nearly statically: its
     tip lies within 1e-3 m (1 % of its ~0.1 m travel; the rest is inertia) of the exact
-    static arc of the chamber forces at t = 1 s (:func:`fxrod.soft_arm.static_strains`,
-    :func:`fxrod.soft_arm.constant_strain_curve`), for every radius and density; a larger
+    static arc of the chamber forces at t = 1 s (:func:`fxrod.problems.soft_arm.static_strains`,
+    :func:`fxrod.problems.soft_arm.constant_strain_curve`), for every radius and density; a larger
     offset bends the arm further."""
     import dataclasses
 
-    from fxrod.soft_arm import (
+    from fxrod.problems.soft_arm import (
         SOFT_ARM,
         chamber_forces,
         constant_strain_curve,

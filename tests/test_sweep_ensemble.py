@@ -1,5 +1,5 @@
 """``fxrod sweep --ensemble B`` (issue 22): points that differ only in a case's ensemble
-options run B at a time as one :class:`fxrod.ensemble.Ensemble` per rank.
+options run B at a time as one :class:`fxrod.runs.ensemble.Ensemble` per rank.
 
 References: the plain sweep (another code path: one model per point, MUMPS) of the same
 plan, full Newton to atol 1e-11 in both (as tests/test_ensemble.py), and the impulse of the
@@ -18,14 +18,14 @@ import signal
 import numpy as np
 import pytest
 
-from fxrod.cases import CASES
-from fxrod.cases import flying_spaghetti as fs
-from fxrod.ensemble_run import COLUMNS, EnsembleRun
 from fxrod.errors import ParameterError
-from fxrod.io import read_csv
-from fxrod.sweep import read_record, run_sweep
-from fxrod.sweep_plan import make_plan
-from fxrod.sweep_plot import read_table
+from fxrod.output.tables import read_csv
+from fxrod.runs.ensemble_run import COLUMNS, EnsembleRun
+from fxrod.studies.cases import CASES
+from fxrod.studies.cases import flying_spaghetti as fs
+from fxrod.studies.sweep import read_record, run_sweep
+from fxrod.studies.sweep_plan import make_plan
+from fxrod.studies.sweep_plot import read_table
 from tests.conftest import run_mpi
 
 CASE = "flying-spaghetti"

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxrod.core.loads import EndLoad
+from fxrod.core.rod import Rod, Section
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.examples import flying_spaghetti, flying_spaghetti_section
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
+from fxrod.problems.paper import flying_spaghetti, flying_spaghetti_section
+from fxrod.runs.integrators import Integrator
+from fxrod.solvers.settings import SolverSettings
 
 SEC = dict(rhoA=1, M11=1, M22=1, k_s1=1, k_s2=1, k_e=1, k_b1=1, k_b2=1, k_t=1)
 

@@ -17,7 +17,7 @@ SEC = dict(rhoA=1, M11=1, M22=1, k_s1=1, k_s2=1, k_e=1, k_b1=1, k_b2=1, k_t=1)
 
 
 def _rod(**kw):
-    from fxrod.rod import Rod, Section
+    from fxrod.core.rod import Rod, Section
 
     base = dict(section=Section(**SEC), start=(0, 0, 0), end=(1, 0, 0), d1=(0, 1, 0),
                 n_elements=4)
@@ -26,7 +26,7 @@ def _rod(**kw):
 
 
 def _section(**kw):
-    from fxrod.rod import Section
+    from fxrod.core.rod import Section
 
     d = dict(SEC)
     d.update(kw)
@@ -34,22 +34,22 @@ def _section(**kw):
 
 
 def _integrator(**kw):
-    from fxrod.examples import flying_spaghetti
-    from fxrod.integrators import Integrator
-    from fxrod.settings import SolverSettings
+    from fxrod.problems.paper import flying_spaghetti
+    from fxrod.runs.integrators import Integrator
+    from fxrod.solvers.settings import SolverSettings
 
     h = kw.pop("h", 0.1)
     return Integrator(flying_spaghetti(2).model, h, SolverSettings(**kw))
 
 
 def _model(**kw):
-    from fxrod.model import RodModel
+    from fxrod.core.model import RodModel
 
     return RodModel(_rod(), **kw)
 
 
 def _maxwell(**kw):
-    from fxrod.forms.viscoelastic import GeneralizedMaxwell, MaxwellBranch
+    from fxrod.core.forms.viscoelastic import GeneralizedMaxwell, MaxwellBranch
 
     rod = _rod()
     if "branches" in kw:
@@ -60,15 +60,15 @@ def _maxwell(**kw):
 
 
 def _actuator(kind, **kw):
-    from fxrod.forms import actuation
+    from fxrod.core.forms import actuation
 
     cls = actuation.Tendon if kind == "tendon" else actuation.PressureChamber
     return cls(**kw)
 
 
 def _actuation_outside():
-    from fxrod.forms.actuation import Actuation, Tendon
-    from fxrod.model import RodModel
+    from fxrod.core.forms.actuation import Actuation, Tendon
+    from fxrod.core.model import RodModel
 
     rod = _rod(section=_section(radius=0.01))
     return RodModel(rod, extensions=[Actuation([Tendon(offset=(0.05, 0.0), tension=1.0)])])
@@ -104,7 +104,7 @@ CASES = [
     ("start", lambda: _rod(start=(0, np.inf, 0))),
     ("k_e", lambda: _section(k_e=-5.0)),
     ("rhoA", lambda: _section(rhoA=-1.0)),
-    ("nu", lambda: __import__("fxrod.rod", fromlist=["Section"]).Section.circular(
+    ("nu", lambda: __import__("fxrod.core.rod", fromlist=["Section"]).Section.circular(
         radius=0.01, E=1e9, rho=1e3, nu=0.6)),
     ("constraints", lambda: _rod(constraints=("kirchhoff", "bend1", "bend2", "torsion"))),
     ("constraints", lambda: _rod(constraints=("stiff",))),
@@ -114,9 +114,9 @@ CASES = [
     ("linesearch", lambda: _integrator(linesearch="newton")),
     ("jacobian_lag", lambda: _integrator(jacobian_lag=0)),
     ("t_end", lambda: _integrator().advance_to(-2.0)),
-    ("force", lambda: __import__("fxrod.loads", fromlist=["EndLoad"]).EndLoad(
+    ("force", lambda: __import__("fxrod.core.loads", fromlist=["EndLoad"]).EndLoad(
         "L", force=(1.0, 0.0))),
-    ("g", lambda: __import__("fxrod.loads", fromlist=["Gravity"]).Gravity(g=(0, 9.81))),
+    ("g", lambda: __import__("fxrod.core.loads", fromlist=["Gravity"]).Gravity(g=(0, 9.81))),
     ("tau_E", lambda: _maxwell(tau_E=-0.1)),
     ("stiffness", lambda: _maxwell(stiffness=0.9 * np.ones(6) * 2)),
     ("branches", lambda: _maxwell(branches=[])),
@@ -162,8 +162,9 @@ def test_cli_invalid_input(args, needle):
 #: The modules whose own checks the table must reach (path below fxrod/): geometry and
 #: sections, integrator and settings, model, loads, viscoelastic and actuation extensions,
 #: the ANCF material and element, the Hamel lattice.
-VALIDATING_MODULES = {"geometry.py", "rod.py", "integrators.py", "settings.py", "model.py",
-                      "loads.py", "forms/viscoelastic.py", "forms/actuation.py",
+VALIDATING_MODULES = {"core/geometry.py", "core/rod.py", "runs/integrators.py",
+                      "solvers/settings.py", "core/model.py", "core/loads.py",
+                      "core/forms/viscoelastic.py", "core/forms/actuation.py",
                       "ancf/material.py", "ancf/element.py", "hamel/lattice.py"}
 
 

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from fxrod.bcs import Clamp
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
+from fxrod.core.loads import Gravity
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, VaryingSection
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.forms.viscoelastic import GeneralizedMaxwell
-from fxrod.integrators import Integrator
-from fxrod.loads import Gravity
-from fxrod.model import RodModel
-from fxrod.rod import Rod, VaryingSection
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim
 from tests.roundoff import newton_bound, roundoff
 
@@ -125,8 +125,8 @@ def test_stepped_column_buckling():
     at n_e 16)."""
     from scipy.optimize import brentq
 
-    from fxrod.linear import buckling
-    from fxrod.loads import EndLoad
+    from fxrod.analysis.modes import buckling
+    from fxrod.core.loads import EndLoad
 
     E, G, a_side, L, P = 2.1e11, 8.1e10, 0.02, 1.0, 1000.0
     A, I = a_side**2, a_side**4 / 12

@@ -27,17 +27,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fxrod.bcs import Clamp
-from fxrod.diagnostics import StrainConsistency
+from fxrod.core.diagnostics import StrainConsistency
+from fxrod.core.forms.viscoelastic import GeneralizedMaxwell, MaxwellBranch
+from fxrod.core.loads import EndLoad, smooth_impulse
+from fxrod.core.model import RodModel
+from fxrod.core.rod import Rod, Section
+from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.examples import cantilever_vibration, cantilever_vibration_section
-from fxrod.forms.viscoelastic import GeneralizedMaxwell, MaxwellBranch
-from fxrod.integrators import Integrator
-from fxrod.loads import EndLoad, smooth_impulse
-from fxrod.model import RodModel
-from fxrod.rod import Rod, Section
-from fxrod.settings import SolverSettings
-from fxrod.simulation import Simulation
+from fxrod.problems.paper import cantilever_vibration, cantilever_vibration_section
+from fxrod.runs.integrators import Integrator
+from fxrod.runs.simulation import Simulation
+from fxrod.solvers.settings import SolverSettings
 from tests.claims import assert_claim, assert_printed
 
 DATA = "kinon2026/results/example_02_dynamic_cantilever/ex02_cantilever_dissipative_results.csv"
@@ -142,8 +142,8 @@ def test_energy_figure(ex62, tmp_path, ref_dir, monkeypatch):
     import imageio.v3 as iio
     from matplotlib.figure import Figure
 
-    from fxrod.io import CSVWriter
-    from fxrod.plots_viscoelastic import energy_dissipation_figure
+    from fxrod.output.tables import CSVWriter
+    from fxrod.viz.viscoelastic import energy_dissipation_figure
 
     figures = []
     savefig = Figure.savefig

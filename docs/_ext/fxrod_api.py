@@ -16,46 +16,73 @@ from pathlib import Path
 #: Folder of the generated pages, relative to the Sphinx source directory.
 OUT = "api"
 
-#: Topics of the index, in order, with their modules (top-level modules and packages).
+#: Packages that only group modules of one layer band: each of their modules (and
+#: subpackages) gets a page of its own.
+GROUPS = ("fxrod.native", "fxrod.output", "fxrod.solvers", "fxrod.core", "fxrod.runs",
+          "fxrod.analysis", "fxrod.problems", "fxrod.studies")
+
+#: Topics of the index, in order, with their pages.
 TOPICS: dict[str, tuple[str, ...]] = {
-    "Building a rod": ("fxrod", "fxrod.geometry", "fxrod.rod", "fxrod.bcs", "fxrod.loads",
-                       "fxrod.pointload", "fxrod.joints", "fxrod.structure", "fxrod.obstacles"),
-    "Physics: the model and its extensions": ("fxrod.model", "fxrod.forms", "fxrod.ledger",
-                                              "fxrod.kinematics", "fxrod.spaces",
-                                              "fxrod.diagnostics"),
-    "Solving": ("fxrod.settings", "fxrod.errors", "fxrod.newton", "fxrod.integrators",
-                "fxrod.problem", "fxrod.reduction", "fxrod.fastassembly", "fxrod.chain",
-                "fxrod.continuation"),
-    "Linear analysis and gradients": ("fxrod.linear", "fxrod.phmodel", "fxrod.phmodel_io",
-                                      "fxrod.lqr", "fxrod.adjoint", "fxrod.optimize"),
-    "Running and output": ("fxrod.simulation", "fxrod.stepper", "fxrod.probes",
-                           "fxrod.history", "fxrod.io",
-                           "fxrod.paraview", "fxrod.checkpoint", "fxrod.viz",
-                           "fxrod.plots_viscoelastic"),
-    "Ready problems, cases and the command line": ("fxrod.examples", "fxrod.frames",
-                                                   "fxrod.soft_arm", "fxrod.cases",
-                                                   "fxrod.modal_output", "fxrod.sweep",
-                                                   "fxrod.sweep_plan", "fxrod.sweep_plot",
+    "Building a rod": ("fxrod", "fxrod.core.geometry", "fxrod.core.rod", "fxrod.core.supports",
+                       "fxrod.core.loads", "fxrod.core.pointload", "fxrod.core.joints",
+                       "fxrod.core.structure", "fxrod.core.obstacles"),
+    "Physics: the model and its extensions": ("fxrod.core.model", "fxrod.core.forms",
+                                              "fxrod.core.ledger", "fxrod.core.kinematics",
+                                              "fxrod.core.spaces", "fxrod.core.diagnostics"),
+    "Solving": ("fxrod.solvers.settings", "fxrod.errors", "fxrod.solvers.newton",
+                "fxrod.runs.integrators", "fxrod.runs.problem", "fxrod.solvers.reduction",
+                "fxrod.native.assembly", "fxrod.solvers.chain", "fxrod.analysis.continuation"),
+    "Linear analysis and gradients": ("fxrod.analysis.modes", "fxrod.analysis.phmodel",
+                                      "fxrod.analysis.phmodel_io", "fxrod.analysis.lqr",
+                                      "fxrod.analysis.adjoint", "fxrod.analysis.optimize"),
+    "Running and output": ("fxrod.runs.simulation", "fxrod.solvers.stepper", "fxrod.runs.probes",
+                           "fxrod.output.history", "fxrod.output.tables",
+                           "fxrod.output.paraview", "fxrod.runs.checkpoint", "fxrod.viz"),
+    "Ready problems, cases and the command line": ("fxrod.problems.paper",
+                                                   "fxrod.problems.frames",
+                                                   "fxrod.problems.soft_arm",
+                                                   "fxrod.studies.cases",
+                                                   "fxrod.studies.modal_output",
+                                                   "fxrod.studies.sweep",
+                                                   "fxrod.studies.sweep_plan",
+                                                   "fxrod.studies.sweep_plot",
                                                    "fxrod.cli", "fxrod.data"),
     "Companion formulations": ("fxrod.ancf", "fxrod.hamel"),
 }
 
 
+def _public(name: str) -> bool:
+    return not any(part.startswith("_") for part in name.split("."))
+
+
+def _unit(name: str, ispkg: bool) -> list[str]:
+    """A page's modules: the module, and a package's public submodules."""
+    mods = [name]
+    if ispkg:
+        pkg = importlib.import_module(name)
+        mods += [m.name for m in pkgutil.walk_packages(pkg.__path__, name + ".")
+                 if _public(m.name)]
+    return mods
+
+
 def public_units() -> dict[str, list[str]]:
     """``{page module: [module, submodules...]}``: fxrod itself, every public top-level
-    module, and every public package with its public submodules."""
+    module and package, and every public module of the layer packages (:data:`GROUPS`),
+    whose own page lists their modules."""
     import fxrod
 
     units: dict[str, list[str]] = {"fxrod": ["fxrod"]}
     for info in pkgutil.iter_modules(fxrod.__path__, "fxrod."):
-        if info.name.rsplit(".", 1)[1].startswith("_"):
+        if not _public(info.name):
             continue
-        mods = [info.name]
-        if info.ispkg:
+        if info.name in GROUPS:
+            units[info.name] = [info.name]
             pkg = importlib.import_module(info.name)
-            mods += [m.name for m in pkgutil.walk_packages(pkg.__path__, info.name + ".")
-                     if not any(part.startswith("_") for part in m.name.split("."))]
-        units[info.name] = mods
+            for sub in pkgutil.iter_modules(pkg.__path__, info.name + "."):
+                if _public(sub.name):
+                    units[sub.name] = _unit(sub.name, sub.ispkg)
+        else:
+            units[info.name] = _unit(info.name, info.ispkg)
     return units
 
 
@@ -79,9 +106,9 @@ def index_page(units: dict[str, list[str]]) -> str:
     """The index of the reference, by topic."""
     lines = ["# API reference", "",
              "Every public module of fxrod, generated from the numpy-style docstrings "
-             "(parameters with their SI units). Start with `fxrod.rod`, `fxrod.geometry`, "
-             "`fxrod.bcs`, `fxrod.loads`, `fxrod.model`, `fxrod.integrators` and "
-             "`fxrod.simulation`; the [user guide](../guide/index.md) shows them together.", ""]
+             "(parameters with their SI units). Start with `fxrod` (the public names at the "
+             "top level), `fxrod.core.rod`, `fxrod.core.model` and `fxrod.runs.simulation`; "
+             "the [user guide](../guide/index.md) shows them together.", ""]
     placed = {m for mods in TOPICS.values() for m in mods}
     topics = dict(TOPICS)
     rest = tuple(sorted(set(units) - placed))

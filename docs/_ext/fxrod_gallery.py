@@ -7,7 +7,7 @@ lines at the top of a cell are its text). The page of ``demos/<stem>.py`` is wri
 * the module docstring as the introduction (its first line is the title),
 * the picture(s) ``docs/gallery/<stem>*.png``,
 * how to run it (script, ``fxrod run``, ``mpirun``) and its options with units and
-  defaults, from the case registry (:data:`fxrod.cases.CASES`),
+  defaults, from the case registry (:data:`fxrod.studies.cases.CASES`),
 * what the case reports (the case module's docstring) and the tests that run it,
 * the code, cell by cell: the cell title as a heading, its comments as text, the code.
 
@@ -219,7 +219,7 @@ def _write_if_changed(path: Path, text: str) -> None:
 def generate(srcdir: Path) -> list[Path]:
     """Write ``srcdir/demos/<stem>.md`` for every demo and the gallery index; remove pages
     of demos that no longer exist. Returns the pages written."""
-    from fxrod.cases import CASES
+    from fxrod.studies.cases import CASES
 
     root = srcdir.parent
     by_stem = {c.stem: c for c in CASES.values()}

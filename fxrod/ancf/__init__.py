@@ -4,8 +4,8 @@ Planar large-deflection beams with axially graded properties, as UFL forms on a 
 mesh with basix Hermite C1 interpolation (:mod:`fxrod.ancf.element`, theory §A7). Solvers:
 static Newton with load stepping, explicit central difference with the SLEPc stability
 limit, an implicit energy-consistent (discrete-gradient) step (:mod:`fxrod.ancf.steppers`,
-Newton through :class:`fxrod.newton.NewtonSolver`, time series in a
-:class:`fxrod.history.History`), eigenfrequencies (:mod:`fxrod.ancf.modal`), and an
+Newton through :class:`fxrod.solvers.newton.NewtonSolver`, time series in a
+:class:`fxrod.output.history.History`), eigenfrequencies (:mod:`fxrod.ancf.modal`), and an
 independent linear Euler-Bernoulli check for graded cantilevers
 (:mod:`fxrod.ancf.linear_beam`).
 

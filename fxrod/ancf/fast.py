@@ -1,13 +1,13 @@
 """Fast path of the ANCF solvers: FFCx kernels from C, banded LU, Newton in C (theory §A4).
 
-The general path hands every Newton solve to PETSc SNES (:class:`fxrod.newton.NewtonSolver`)
+The general path hands every Newton solve to PETSc SNES (:class:`fxrod.solvers.newton.NewtonSolver`)
 with DOLFINx's assembly and a MUMPS LU. For a beam of 10-40 elements (40-164 unknowns) that
 machinery, not the arithmetic, is the cost: a 300-step release spends ~0.75 ms per step in
 Python callbacks, coefficient packing and PETSc object traffic whatever the element count.
 This module keeps the same compiled forms and runs
 
 * the same FFCx kernels (same packed coefficients and constants, gathered with
-  :class:`fxrod.fastassembly.FormKernels`) over the cells from a small C loop, adding element
+  :class:`fxrod.native.assembly.FormKernels`) over the cells from a small C loop, adding element
   vectors into a numpy array and element matrices into a banded array;
 * a banded LU with partial pivoting: numbered node by node (``[r_x, r_y, l_e r'_x,
   l_e r'_y]`` of node k at ``4k..4k+3``) the Jacobian has ``kl = ku = 7``;
@@ -33,10 +33,11 @@ import scipy.linalg
 import ufl
 from dolfinx import fem
 
-from fxrod import compat, native
+from fxrod import native
 from fxrod.ancf.element import ANCFBeam
-from fxrod.fastassembly import FormKernels
-from fxrod.settings import SolverSettings
+from fxrod.native import compat
+from fxrod.native.assembly import FormKernels
+from fxrod.solvers.settings import SolverSettings
 
 #: Lower and upper bandwidth of the node-by-node numbering (two nodes of 4 dofs per element).
 BAND = 7
@@ -69,7 +70,7 @@ class BandedForm:
 
     The C loop packs the form's constants and coefficients itself on every evaluation,
     straight from the arrays of the ``Constant`` and ``Function`` objects (positions from
-    :class:`fxrod.fastassembly.FormKernels`, checked there against DOLFINx's packing; the
+    :class:`fxrod.native.assembly.FormKernels`, checked there against DOLFINx's packing; the
     constants checked here against ``dolfinx.fem.pack_constants``).
 
     Parameters

@@ -1,6 +1,6 @@
 """Static and dynamic solvers for :class:`~fxrod.ancf.element.ANCFBeam` (theory §A4).
 
-* :func:`solve_static` -- Newton (:class:`fxrod.newton.NewtonSolver`) with load stepping and
+* :func:`solve_static` -- Newton (:class:`fxrod.solvers.newton.NewtonSolver`) with load stepping and
   step halving on failure.
 * :class:`CentralDifference` -- explicit central difference
   ``q_{n+1} = 2 q_n - q_{n-1} + h^2 M^-1 [Q_ext - dU/dq(q_n)]`` with the *nonlinear* elastic
@@ -16,7 +16,7 @@
   moment is applied at the midpoint (energy-consistent only to O(h^2)).
 
 ``h`` is the time step [s] throughout. The Newton solves take a
-:class:`fxrod.settings.SolverSettings`; :func:`default_settings` gives the ANCF defaults.
+:class:`fxrod.solvers.settings.SolverSettings`; :func:`default_settings` gives the ANCF defaults.
 By default they run the fast path of :mod:`fxrod.ancf.fast` (FFCx kernels from C, banded
 LU, the SNES iteration in C: same iterates up to round-off); ``fast_assembly=False`` (or
 a Jacobian lag or line search it does not reproduce, or a C helper that does not build)
@@ -27,7 +27,7 @@ the mass unless ``fast_assembly=False``.
 Energy bookkeeping (§A4): ``H_n = T_n + U(q_n)`` with ``T_n = v_n^T M v_n / 2`` and
 ``v_n = (q_{n+1} - q_{n-1}) / (2 h)`` for the central difference; the cumulative external
 work ``W_ext(q_n)``; a conservative run keeps ``H - W_ext`` constant. The dynamic steppers
-record a :class:`fxrod.history.History` with the columns ``t, kinetic, strain_energy, H,
+record a :class:`fxrod.output.history.History` with the columns ``t, kinetic, strain_energy, H,
 external_work, dissipated, energy_residual, tip_1, tip_2, tip_3, newton_its``
 (``tip_3 = 0`` in 2D); :func:`energy_balance` and :func:`relative_energy_error` evaluate it.
 Units: SI (s, m, J).
@@ -55,10 +55,10 @@ from fxrod.errors import (
     check_positive,
     check_range,
 )
-from fxrod.history import History
-from fxrod.newton import NewtonSolver, snes_reason_name
-from fxrod.settings import SolverSettings
-from fxrod.stepper import StepInfo
+from fxrod.output.history import History
+from fxrod.solvers.newton import NewtonSolver, snes_reason_name
+from fxrod.solvers.settings import SolverSettings
+from fxrod.solvers.stepper import StepInfo
 
 
 class InstabilityError(ConvergenceError):
@@ -141,7 +141,7 @@ def _newton(F: ufl.Form, beam: ANCFBeam, settings: SolverSettings | None,
     if settings is None:
         settings = default_settings(beam, **defaults)
     elif not isinstance(settings, SolverSettings):
-        raise ParameterError("settings", settings, "a fxrod.settings.SolverSettings")
+        raise ParameterError("settings", settings, "a fxrod.solvers.settings.SolverSettings")
     return _Newton(F, beam, settings)
 
 
@@ -571,8 +571,8 @@ class CentralDifferenceProbe:
 
 
 class CentralDifferenceStepper:
-    """A :class:`CentralDifference` as a :class:`fxrod.stepper.CompanionStepper`, recorded
-    by :class:`fxrod.simulation.Simulation` (serial: ``MPI.COMM_SELF``).
+    """A :class:`CentralDifference` as a :class:`fxrod.solvers.stepper.CompanionStepper`, recorded
+    by :class:`fxrod.runs.simulation.Simulation` (serial: ``MPI.COMM_SELF``).
 
     Parameters
     ----------
@@ -580,7 +580,7 @@ class CentralDifferenceStepper:
         The explicit stepper (its fixed step ``cd.h`` [s]).
     fingerprint : dict of str to str
         What identifies the problem in a checkpoint
-        (:func:`fxrod.checkpoint.companion_fingerprint`).
+        (:func:`fxrod.runs.checkpoint.companion_fingerprint`).
     per_element : int
         Centreline points per element of a snapshot.
     """

@@ -10,8 +10,8 @@ Method: theory §H (discrete momentum conservation of the HFVI).
   Newton solves).
 * :mod:`fxrod.hamel.momentum`: ``J_d``, its leading term, the mid-frame momentum, energies.
 * :func:`run`, :func:`run_free_beam`, :func:`example2`: drivers; :func:`run` records a
-  :class:`fxrod.history.History`, :func:`series` reads its vector quantities;
-  :class:`HamelStepper` is the stepper a :class:`fxrod.simulation.Simulation` records.
+  :class:`fxrod.output.history.History`, :func:`series` reads its vector quantities;
+  :class:`HamelStepper` is the stepper a :class:`fxrod.runs.simulation.Simulation` records.
 """
 
 from __future__ import annotations

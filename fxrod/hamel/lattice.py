@@ -43,8 +43,8 @@ from fxrod.errors import (
 from fxrod.hamel import momentum as mom
 from fxrod.hamel.se3 import ad, dexp_inv, exp_Rp, log_Rp, skew
 from fxrod.hamel.section import HamelSection
-from fxrod.newton import snes_reason_name
-from fxrod.settings import SolverSettings
+from fxrod.solvers.newton import snes_reason_name
+from fxrod.solvers.settings import SolverSettings
 
 __all__ = ["EPS_REF", "HamelBeam", "critical_time_step", "default_settings"]
 
@@ -74,7 +74,7 @@ def default_settings(**changes) -> SolverSettings:
 
     The node-wise solve (:meth:`HamelBeam.step`) stops when its update is below ``stol``
     times ``|X_j|`` at every node (the meaning of ``stol`` in
-    :class:`~fxrod.settings.SolverSettings`), after at most ``max_it`` iterations; it uses
+    :class:`~fxrod.solvers.settings.SolverSettings`), after at most ``max_it`` iterations; it uses
     no other field. Default ``stol = 4e-16`` (round-off: the exact conservation of ``J_d``
     needs the solve to machine precision, theory §H4) and ``max_it = 30``.
 
@@ -200,7 +200,7 @@ class HamelBeam:
         self.dh = check_positive("dh", self.length / self.n_elements)
         settings = default_settings() if settings is None else settings
         if not isinstance(settings, SolverSettings):
-            raise ParameterError("settings", settings, "a fxrod.settings.SolverSettings")
+            raise ParameterError("settings", settings, "a fxrod.solvers.settings.SolverSettings")
         check_range("stol", settings.stol, 0.0, 1e-6, lo_open=True)
         self.settings = settings
         if weights not in ("uniform", "trapezoid"):
@@ -500,7 +500,7 @@ class HamelBeam:
         Returns
         -------
         dict of str to float
-            The row of level ``n`` for a :class:`fxrod.history.History`, in this column
+            The row of level ``n`` for a :class:`fxrod.output.history.History`, in this column
             order:
 
             * ``t``: time ``t_n`` [s];

@@ -1,5 +1,5 @@
-"""Drivers for the Hamel lattice: the time loop recording a :class:`fxrod.history.History`,
-the stepper recorded by :class:`fxrod.simulation.Simulation` (:class:`HamelStepper`),
+"""Drivers for the Hamel lattice: the time loop recording a :class:`fxrod.output.history.History`,
+the stepper recorded by :class:`fxrod.runs.simulation.Simulation` (:class:`HamelStepper`),
 Example 2 of the HFVI momentum paper (theory §H7), and a plain free-beam run returning the
 tip trajectory (for cross-formulation checks)."""
 
@@ -14,8 +14,8 @@ import numpy as np
 from fxrod.errors import ConvergenceError, ParameterError, check_int_min, check_positive
 from fxrod.hamel.lattice import HamelBeam
 from fxrod.hamel.section import HamelSection
-from fxrod.history import History
-from fxrod.stepper import StepInfo
+from fxrod.output.history import History
+from fxrod.solvers.stepper import StepInfo
 
 __all__ = ["COLUMNS", "VECTORS", "Frames", "HamelProbe", "HamelStepper", "StepControl",
            "example2", "example2_velocity", "run", "run_free_beam", "series"]
@@ -133,7 +133,7 @@ def run(
 
 
 class StepControl:
-    """The step sizes of a Hamel run, like :class:`fxrod.integrators.Integrator`: the
+    """The step sizes of a Hamel run, like :class:`fxrod.runs.integrators.Integrator`: the
     fixed ``beam.h`` or, with ``beam.settings.adaptive``, a step whose solve fails
     (:class:`~fxrod.errors.ConvergenceError`: node-wise Newton, rotation per step, neighbour
     rotation, non-finite state) is retried from the same state with half the size, down to
@@ -234,7 +234,8 @@ class HamelProbe:
 
 class HamelStepper:
     """The steps of a :class:`HamelBeam` (with :class:`StepControl`) as a
-    :class:`fxrod.stepper.CompanionStepper`, recorded by :class:`fxrod.simulation.Simulation`.
+    :class:`fxrod.solvers.stepper.CompanionStepper`, recorded by
+    :class:`fxrod.runs.simulation.Simulation`.
 
     The diagnostics of a level (its row, :meth:`HamelBeam.step`) need the step that leaves
     it, so the beam runs one step ahead: the stepper's state is level ``n`` (``t``,
@@ -249,7 +250,7 @@ class HamelStepper:
         The lattice at its initial level.
     fingerprint : dict of str to str
         What identifies the problem in a checkpoint, taken at the initial level
-        (:func:`fxrod.checkpoint.companion_fingerprint`).
+        (:func:`fxrod.runs.checkpoint.companion_fingerprint`).
     comm : mpi4py communicator, optional
         Ranks that step the lattice alike (default ``MPI.COMM_SELF``).
     """

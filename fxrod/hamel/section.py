@@ -37,7 +37,7 @@ def saint_venant_square(side: float) -> float:
 class HamelSection:
     """Diagonals of the constant section matrices ``K``, ``P`` of the Hamel beam.
 
-    Not to be confused with :class:`fxrod.rod.Section` (the Cosserat rod's section
+    Not to be confused with :class:`fxrod.core.rod.Section` (the Cosserat rod's section
     constants); :meth:`square` and :meth:`circle` build it from geometry and material.
 
     Parameters

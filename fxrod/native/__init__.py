@@ -5,9 +5,9 @@ Three helpers, each a C file of this package with its cffi declarations beside i
 ========== ====================================== ===========================================
 helper     sources                                used by
 ========== ====================================== ===========================================
-assembly   ``assembly.c``, ``assembly.cdef``      :mod:`fxrod.fastassembly` (the FFCx kernels
+assembly   ``assembly.c``, ``assembly.cdef``      :mod:`fxrod.native.assembly` (the FFCx kernels
                                                   over the cells, into CSR or element arrays)
-chain      ``chain.c``, ``chain.cdef``            :mod:`fxrod.chain` (block condensation and
+chain      ``chain.c``, ``chain.cdef``            :mod:`fxrod.solvers.chain` (block condensation and
                                                   factorisation of an open rod's chain)
 ancf       ``ancf.c``, ``ancf_types.h``,          :mod:`fxrod.ancf.fast` (banded LU and
            ``ancf.cdef``                          Newton of the planar ANCF beam)

@@ -1,0 +1,194 @@
+"""Nodal read-outs of a rod state (MPI-reduced) and the strain-consistency check.
+
+:class:`Nodes` reads positions, directors and velocities at the P2 nodes of a
+:class:`fxrod.core.model.RodModel` (tip, a node at given s, all nodes gathered on one rank);
+:class:`StrainConsistency` measures how well the stress field matches the strains of the
+configuration (theory §2.3, eq. 54). Energies live in :mod:`fxrod.core.ledger`, CSV columns in
+:mod:`fxrod.runs.probes`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import ufl
+from dolfinx import fem
+from mpi4py import MPI
+
+from fxrod import native
+from fxrod.core.kinematics import CONSTRAINT_PAIRS
+
+
+class Nodes:
+    """The owned P2 nodes of a :class:`fxrod.core.model.RodModel` and read-outs at them."""
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        Q = m.space.Q
+        self._n_own = Q.dofmap.index_map.size_local
+        self._s_own = Q.tabulate_dof_coordinates()[: self._n_own, 0].copy()
+        L = m.tip_coordinate
+        tip = np.flatnonzero(np.isclose(self._s_own, L, atol=1e-12 * max(L, 1.0)))
+        self._tip_local = int(tip[0]) if tip.size else -1
+        # the mixed-space indices of the tip's position (read straight from w0)
+        self._tip_dofs = (np.asarray(m.space.q_map).reshape(-1, 12)[self._tip_local, 0:3]
+                          if tip.size else None)
+        # the owned nodes' 12 indices into w0 for the C check of the constraints
+        self._q_own_map = np.ascontiguousarray(
+            np.asarray(m.space.q_map).reshape(-1, 12)[: self._n_own], dtype=np.int32)
+
+    def q_owned(self) -> np.ndarray:
+        """Nodal configurations ``(n_owned, 12)`` of this rank at t_n."""
+        return self.model.q_nodal_local()[: self._n_own]
+
+    def tip(self) -> np.ndarray:
+        """Centreline position at s = L of the (last) rod [m] (3,), MPI-reduced."""
+        m = self.model
+        tip = m.w0.x.array[self._tip_dofs] if self._tip_dofs is not None else np.zeros(3)
+        return tip if m.comm.size == 1 else m.comm.allreduce(tip, op=MPI.SUM)
+
+    def constraint_max(self) -> float:
+        """Largest nodal orthonormality residual ``|g_ij|`` [-], MPI-reduced (a C loop over
+        the nodes where fxrod's helper builds, else :func:`nodal_constraint_max`)."""
+        try:
+            lib = native.load("assembly")
+        except Exception:  # noqa: BLE001  (no C compiler: numpy)
+            local = nodal_constraint_max(self.q_owned())
+        else:
+            w = self.model.w0.x.array
+            local = lib.lib.fxrod_constraint_max(
+                self._q_own_map.shape[0], lib.ffi.cast("int32_t*", self._q_own_map.ctypes.data),
+                lib.ffi.cast("double*", w.ctypes.data))
+        comm = self.model.comm
+        return local if comm.size == 1 else comm.allreduce(local, op=MPI.MAX)
+
+    def node_q(self, s: float) -> np.ndarray:
+        """Nodal configuration ``q`` (12,) at the P2 node at arc length ``s``, MPI-reduced.
+
+        Raises ``ValueError`` when no node lies at ``s``.
+        """
+        m = self.model
+        q = self.q_owned()
+        idx = np.flatnonzero(np.isclose(self._s_own, s, atol=1e-12 * max(m.rod.length, 1.0)))
+        val = q[idx[0]] if idx.size else np.zeros(12)
+        cnt = m.comm.allreduce(int(idx.size > 0), op=MPI.SUM)
+        if cnt == 0:
+            raise ValueError(f"s = {s}: no P2 node there")
+        return m.comm.allreduce(val, op=MPI.SUM) / cnt
+
+    def tip_frame(self) -> np.ndarray:
+        """Directors at s = L as columns (3x3), MPI-reduced."""
+        q = self.q_owned()
+        R = np.zeros((3, 3))
+        if self._tip_local >= 0:
+            R = q[self._tip_local, 3:12].reshape(3, 3).T
+        return self.model.comm.allreduce(R, op=MPI.SUM)
+
+    def tip_velocity(self) -> np.ndarray:
+        """Centreline velocity at s = L (3,), MPI-reduced."""
+        v = self.model.v0.x.array.reshape(-1, 12)[: self._n_own]
+        out = v[self._tip_local, 0:3] if self._tip_local >= 0 else np.zeros(3)
+        return self.model.comm.allreduce(out, op=MPI.SUM)
+
+    def gather_nodes(self, root: int = 0):
+        """Gather ``(s, q)`` of all P2 nodes to ``root``, sorted by s (None elsewhere)."""
+        m = self.model
+        q = self.q_owned()
+        s_all = m.comm.gather(self._s_own, root=root)
+        q_all = m.comm.gather(q, root=root)
+        if m.comm.rank != root:
+            return None
+        s = np.concatenate(s_all)
+        qq = np.concatenate(q_all)
+        order = np.argsort(s, kind="stable")
+        return s[order], qq[order]
+
+    def gather_stresses(self, root: int = 0):
+        """Stress resultants at the element ends, gathered to ``root`` (None elsewhere).
+
+        Returns ``(s, element, N, M, n, m)`` sorted by element then s: arc length [m],
+        element index, the material components ``N`` [N], ``M`` [N m] of the DG1 stress
+        field (discontinuous between elements) and the spatial ones ``n = R N``,
+        ``m = R M`` with the directors of the node at s.
+        """
+        mod = self.model
+        S = mod.space.S
+        tdim = mod.mesh.topology.dim
+        imap = mod.mesh.topology.index_map(tdim)
+        cells = np.arange(imap.size_local, dtype=np.int32)
+        dofs = np.array([S.dofmap.cell_dofs(c) for c in cells]).reshape(-1)
+        s_dof = S.tabulate_dof_coordinates()[dofs, 0]
+        sig = mod.w0.x.array[mod.space.s_map].reshape(-1, 6)[dofs]
+        elem = np.repeat(imap.local_range[0] + cells, 2)
+        q_loc = mod.q_nodal_local()
+        s_q = mod.space.Q.tabulate_dof_coordinates()[:, 0]
+        tol = 1e-12 * max(mod.rod.length, 1.0)
+        node = np.array([int(np.flatnonzero(np.abs(s_q - x) <= tol)[0]) for x in s_dof],
+                        dtype=int)
+        R = np.stack([q_loc[node, 3:6], q_loc[node, 6:9], q_loc[node, 9:12]], axis=-1)
+        n = np.einsum("nij,nj->ni", R, sig[:, 0:3])
+        m = np.einsum("nij,nj->ni", R, sig[:, 3:6])
+        parts = mod.comm.gather((s_dof, elem, sig, n, m), root=root)
+        if mod.comm.rank != root:
+            return None
+        s_all, e_all, sig_all, n_all, m_all = (np.concatenate(x) for x in zip(*parts,
+                                                                               strict=True))
+        order = np.lexsort((s_all, e_all))
+        return (s_all[order], e_all[order], sig_all[order, 0:3], sig_all[order, 3:6],
+                n_all[order], m_all[order])
+
+
+def nodal_constraint_max(q: np.ndarray) -> float:
+    """Largest ``|g_ij(d)| = |1/2 (d_i.d_j - delta_ij)|`` over nodes (theory §1.1)."""
+    if q.size == 0:
+        return 0.0
+    d = q[:, 3:12].reshape(-1, 3, 3)  # d[:, k, :] = d_k
+    worst = [np.max(np.abs(0.5 * (np.einsum("nk,nk->n", d[:, i], d[:, j])
+                                  - (1.0 if i == j else 0.0))))
+             for i, j in CONSTRAINT_PAIRS]
+    return float(np.max(worst))       # NaN if any is (Python's max would drop it)
+
+
+def nodal_constraint_values(q_node: np.ndarray) -> np.ndarray:
+    """The six ``g_ij`` at one node (order of theory §1.1)."""
+    d = np.asarray(q_node)[3:12].reshape(3, 3)
+    return np.array([0.5 * (d[i] @ d[j] - (1.0 if i == j else 0.0)) for i, j in CONSTRAINT_PAIRS])
+
+
+class StrainConsistency:
+    """``|| Pi_DG1(eps(q) - eps0) - C sigma ||_Omega`` per strain component (theory §2.3, eq. 54).
+
+    ``Pi_DG1`` is the L2 projection onto discontinuous P1; it is computed element by
+    element from the assembled right-hand side ``b = (psi, eps(q) - eps0 - C sigma)`` with the
+    exact DG1 element mass ``l/6 [[2, 1], [1, 2]]``: ``||Pi e||^2 = sum b^T M_e^{-1} b``.
+    """
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        S = m.space.S
+        psi = ufl.TestFunction(S)
+        sig = ufl.split(m.w0)[1]
+        e = m.strain_form() - ufl.elem_mult(m.C, sig)
+        self._b = fem.form(ufl.inner(psi, e) * m.ctx.dx)
+        ncell = m.mesh.topology.index_map(1).size_local
+        self._cells = np.array([S.dofmap.cell_dofs(c) for c in range(ncell)])  # (ncell, 2)
+        self._le = m.rod.length / m.rod.n_elements
+
+    def norms(self) -> np.ndarray:
+        """Six L2 norms of the projected inconsistency (units of the strains)."""
+        from dolfinx.fem.petsc import assemble_vector
+
+        b = assemble_vector(self._b)
+        b.ghostUpdate()
+        arr = b.getArray(readonly=True)
+        # local array of owned dofs; cells may reference ghosts -> use the full local vector
+        from dolfinx import la
+
+        vec = la.vector(self.model.space.S.dofmap.index_map, 6)
+        vec.array[: arr.size] = arr
+        vec.scatter_forward()
+        bb = vec.array.reshape(-1, 6)
+        b1, b2 = bb[self._cells[:, 0]], bb[self._cells[:, 1]]
+        local = (2.0 / self._le) * (2 * b1**2 - 2 * b1 * b2 + 2 * b2**2)
+        tot = self.model.comm.allreduce(local.sum(axis=0), op=MPI.SUM)
+        b.destroy()
+        return np.sqrt(np.maximum(tot, 0.0))

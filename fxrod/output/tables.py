@@ -1,0 +1,292 @@
+"""Time-series output shared by all formulations.
+
+The CSV contract (docs/output.md): one header row, one row per stored
+time, comma separated. Only MPI rank 0 writes; every row is flushed as it is written so that
+an interrupted run leaves a readable file. A row with NaN or Inf is refused with an error
+naming the column, so no silent garbage reaches the file. A row that cannot be written (disk
+full, file removed, handle error) raises :class:`fxrod.errors.OutputError` and is cut off
+again: the file ends with the last complete row.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: Standard column names of the time-series CSV (docs/output.md).
+STANDARD_COLUMNS: tuple[str, ...] = (
+    "t", "kinetic", "strain_energy", "H", "external_work", "dissipated", "energy_residual",
+    "p_1", "p_2", "p_3", "J_1", "J_2", "J_3", "com_1", "com_2", "com_3",
+    "tip_1", "tip_2", "tip_3", "constraint_max", "newton_its",
+)
+
+#: Columns a quasi-static run (``RodModel(..., quasistatic=True)``) does not write to its CSV
+#: (docs/output.md, "Quasi-static runs"): without inertia there is no kinetic energy or
+#: momentum, ``H`` equals ``strain_energy``, and the ledger's flows (``external_work``,
+#: ``port_work``, ``support_work``, ``dissipated``) are sums of the end-point power times
+#: the load increment (a right-rectangle rule of the work along the load path, first order
+#: in the increment), so ``energy_residual`` measures that quadrature error, not the solve.
+STATIC_OMITTED: tuple[str, ...] = (
+    "kinetic", "H", "external_work", "port_work", "support_work", "dissipated",
+    "energy_residual", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3",
+)
+
+
+@dataclass(frozen=True)
+class LoadParameter:
+    """What the column ``t`` of a quasi-static run stands for: the load parameter
+    ``value = per_t * t`` (e.g. the tip force ``P = 600 N * t``), for the axis of
+    ``fxrod plot`` and the column description ``<name>_columns.json``.
+
+    Attributes
+    ----------
+    name : str
+        Name of the parameter, e.g. ``"tip force F"`` (non-empty).
+    unit : str
+        Its SI unit, e.g. ``"N"`` (``"-"``: dimensionless).
+    per_t : float
+        Value of the parameter per unit of ``t`` (finite, nonzero).
+    """
+
+    name: str = "load factor t"
+    unit: str = "-"
+    per_t: float = 1.0
+
+    def __post_init__(self) -> None:
+        from fxrod.errors import ParameterError, check_finite
+
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ParameterError("load parameter name", self.name, "a non-empty text")
+        if not isinstance(self.unit, str) or not self.unit.strip():
+            raise ParameterError("load parameter unit", self.unit,
+                                 "a non-empty text (\"-\": dimensionless)")
+        if check_finite("per_t", self.per_t) == 0.0:
+            raise ParameterError("per_t", self.per_t, "a finite nonzero number")
+
+    @property
+    def label(self) -> str:
+        """Axis label ``name [unit]``."""
+        return f"{self.name} [{self.unit}]"
+
+
+def columns_json_path(csv_path: str | os.PathLike) -> Path:
+    """``X_columns.json`` beside ``X.csv``: the units of the columns and the meaning of
+    ``t`` (written by :class:`fxrod.runs.simulation.Simulation` for quasi-static runs)."""
+    p = Path(csv_path)
+    return p.with_name(f"{p.stem}_columns.json")
+
+
+def write_columns_json(csv_path: str | os.PathLike, units: Mapping[str, str],
+                       load: LoadParameter | None) -> Path:
+    """Write :func:`columns_json_path`: ``{"quasistatic": bool, "units": {column: unit},
+    "load": {"name", "unit", "per_t"} or null}``; returns the path."""
+    import json
+
+    path = columns_json_path(csv_path)
+    doc = {"quasistatic": load is not None, "units": dict(units),
+           "load": None if load is None else {"name": load.name, "unit": load.unit,
+                                              "per_t": float(load.per_t)}}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def read_columns_json(csv_path: str | os.PathLike) -> dict | None:
+    """The column description beside ``csv_path`` (:func:`write_columns_json`), or None
+    when there is none or it cannot be read."""
+    import json
+
+    path = columns_json_path(csv_path)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+class NonFiniteError(FloatingPointError):
+    """A value to be written is NaN or Inf."""
+
+
+def prepare_output_dir(path: str | os.PathLike, comm=None) -> Path:
+    """Create ``path`` (rank 0) and check that it is writable.
+
+    Raises
+    ------
+    fxrod.errors.ParameterError
+        If the directory cannot be created or written.
+    """
+    from fxrod.errors import ParameterError
+
+    p = Path(path)
+    rank = 0 if comm is None else comm.rank
+    err = None
+    if rank == 0:
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+            probe = p / ".fxrod_write_test"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as e:
+            err = str(e)
+    if comm is not None and comm.size > 1:
+        err = comm.bcast(err, root=0)
+    if err is not None:
+        raise ParameterError("out", str(path), f"a writable directory ({err})")
+    return p
+
+
+class CSVWriter:
+    """Row-by-row CSV writer (rank 0 only), flushed after every row.
+
+    Parameters
+    ----------
+    path : path-like
+        File to (over)write, or append to when ``append`` is true.
+    columns : sequence of str
+        Column names, written as the header.
+    comm : mpi4py communicator, optional
+        Only its rank 0 writes.
+    append : bool
+        Continue an existing file (restart): the header is not written again.
+    """
+
+    def __init__(self, path, columns: Sequence[str], comm=None, append: bool = False) -> None:
+        self.path = Path(path)
+        self.columns = list(columns)
+        self._active = comm is None or comm.rank == 0
+        self._fh = None
+        self._good = 0       # bytes of the file up to its last complete row
+        if self._active:
+            try:
+                exists = self.path.exists() and self.path.stat().st_size > 0
+                self._fh = open(self.path, "a" if append else "w", newline="")  # noqa: SIM115
+                self._good = self._fh.tell()
+                if not (append and exists):
+                    self._put(self.columns)
+            except OSError as e:
+                self._fail(e)
+
+    def _put(self, values: Sequence) -> None:
+        """Append one line and flush it; the file must still be linked in its directory."""
+        line = io_line(values)
+        self._fh.write(line)
+        self._fh.flush()
+        if os.fstat(self._fh.fileno()).st_nlink == 0:
+            raise FileNotFoundError(2, "the file (or its directory) was removed")
+        self._good = self._fh.tell()
+
+    def _fail(self, err: OSError):
+        """Close the file, cut it back to its last complete row, raise ``OutputError``."""
+        from fxrod.errors import OutputError
+
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass  # the unwritten tail of the buffer is dropped
+            try:
+                os.truncate(self.path, self._good)
+            except OSError:
+                pass  # removed: nothing to cut
+        raise OutputError(self.path, err) from None
+
+    def write(self, row: Mapping[str, float]) -> None:
+        """Write one row; missing columns are written empty, NaN/Inf is refused.
+
+        Raises
+        ------
+        NonFiniteError
+            If a value is NaN or Inf (nothing written).
+        fxrod.errors.OutputError
+            If the row cannot be written; the file keeps its complete rows and is closed.
+        """
+        values = []
+        for c in self.columns:
+            v = row.get(c, "")
+            if isinstance(v, float | np.floating) and not math.isfinite(float(v)):
+                raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
+                                     f"{_plain(row.get('t'))}; row not written")
+            values.append(repr(float(v)) if isinstance(v, float | np.floating) else _plain(v))
+        if self._active:
+            if self._fh is None:
+                raise ValueError(f"{self.path}: writer is closed")
+            try:
+                self._put(values)
+            except OSError as e:
+                self._fail(e)
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._fh is not None:
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError as e:
+                self._fh = fh
+                self._fail(e)
+
+    def __enter__(self) -> CSVWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _plain(v):
+    """A NumPy scalar as the Python number it holds (so the file shows ``1.0``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def io_line(values: Sequence) -> str:
+    """One CSV line (``\\r\\n`` ended, as :mod:`csv` writes it) of the plain values."""
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf).writerow([_plain(v) for v in values])
+    return buf.getvalue()
+
+
+def truncate_csv(path, n_rows: int | None = None, t_max: float | None = None) -> None:
+    """Keep the header and the first ``n_rows`` data rows of a CSV, or the rows whose first
+    column is at most ``t_max`` (restart). The file is cut in place (no temporary file, no
+    space needed)."""
+    p = Path(path)
+    if not p.exists():
+        return
+    with open(p, "rb+") as fh:
+        keep = len(fh.readline())
+        for i, line in enumerate(fh):
+            if not line.endswith(b"\n"):
+                break                                  # an incomplete last row
+            if n_rows is not None and i >= n_rows:
+                break
+            if t_max is not None and float(line.split(b",", 1)[0]) > t_max:
+                break
+            keep += len(line)
+        fh.truncate(keep)
+
+
+def read_csv(path) -> dict[str, np.ndarray]:
+    """Read an fxrod CSV into a dict of float arrays (empty cells become NaN)."""
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        raise ValueError(f"{path}: empty file, expected a header row")
+    header, data = rows[0], rows[1:]
+    out: dict[str, np.ndarray] = {}
+    for j, name in enumerate(header):
+        col = []
+        for r in data:
+            try:
+                col.append(float(r[j]) if j < len(r) and r[j] != "" else np.nan)
+            except ValueError:
+                col.append(np.nan)
+        out[name] = np.asarray(col)
+    return out

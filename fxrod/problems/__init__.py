@@ -1,0 +1,1 @@
+"""Builders of ready problems: the paper's examples, frames and the soft arm."""

@@ -1,0 +1,100 @@
+"""Case ``bend45``: the 45-degree bend (Bathe & Bolourchi 1979; Simo & Vu-Quoc 1986).
+
+A pre-curved cantilever: an arc of radius 100 through 45 degrees in the e1-e2 plane,
+starting at the origin tangent to e1 with its centre at (0, 100, 0), clamped at s = 0, a
+1 x 1 square section (E = 1e7, G = E/2, shear factor 5/6, J = 1/6, consistent units),
+loaded at its free end by a dead force F along +e3 up to F = 600 by load stepping
+(:func:`fxrod.problems.paper.bend45`). Steps: :func:`problem`, :func:`simulation`, :func:`finish`.
+
+Files: ``DIR/bend45.csv`` with the columns ``load, tip_1, tip_2, tip_3`` (one row per load
+step), the full time series ``DIR/bend45_steps.csv`` (t = F), the internal forces at
+F = 300, 450, 600 and ``DIR/bend45.png`` (the arc and the deformed rod).
+
+Summary keys: ``tip_<F>_1..3`` at F = 300, 450, 600, and ``published_gap`` (largest
+difference to Simo & Vu-Quoc's 8-element values (58.84, 22.33, 40.08), (52.32, 18.62,
+48.39), (47.23, 15.79, 53.37)).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from fxrod.output.tables import LoadParameter
+from fxrod.problems.paper import bend45
+from fxrod.runs.problem import Problem
+from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.studies.cases.common import output_files, recorded, wrote
+
+NAME = "bend45"
+#: What the load factor t of the run is: the tip force F = t (``fxrod plot``'s axis).
+LOAD = LoadParameter("tip force F", "N", 1.0)
+#: Simo & Vu-Quoc (1986), 8 elements: tip at F = 300, 450, 600.
+PUBLISHED = {300.0: (58.84, 22.33, 40.08), 450.0: (52.32, 18.62, 48.39),
+             600.0: (47.23, 15.79, 53.37)}
+
+OPTIONS = (
+    Option("n_elements", 8, "-", "number of elements", bounds="[1, inf)"),
+    Option("h", 30.0, "-", "load increment (force units)", bounds="(0, inf)"),
+    *RUN_CONTROL,
+)
+
+
+def problem(n_elements: int = 8, h: float = 30.0, comm=None) -> Problem:
+    """The bend with load steps of ``h`` up to F = 600."""
+    return bend45(n_elements, h, comm=comm)
+
+
+def simulation(problem: Problem, out: Path | None, quiet: bool = True,
+               **control) -> Simulation:
+    """Load stepping with step cutting; shapes and internal forces kept at the published
+    loads; ``control``: the :data:`fxrod.studies.cases.RUN_CONTROL` values."""
+    return recorded(problem, out, f"{NAME}_steps", snapshot_times=[0.0, *PUBLISHED],
+                    paraview_every=1, quiet=quiet, load=LOAD, **control)
+
+
+def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
+    """``bend45.csv``, the picture, the tips at the published loads and their gap."""
+    rank = sim.comm.rank
+    files = output_files(sim)
+    s = {}
+    for F in PUBLISHED:
+        i = int(np.argmin(np.abs(sim.column("t") - F)))
+        for k in range(3):
+            s[f"tip_{F:g}_{k + 1}"] = float(sim.column(f"tip_{k + 1}")[i])
+    s["published_gap"] = max(abs(s[f"tip_{F:g}_{k + 1}"] - PUBLISHED[F][k])
+                             for F in PUBLISHED for k in range(3))
+    if out is not None and rank == 0:
+        table = np.column_stack([sim.column("t")] + [sim.column(f"tip_{k}") for k in (1, 2, 3)])
+        path = out / f"{NAME}.csv"
+        np.savetxt(path, table, delimiter=",", header="load,tip_1,tip_2,tip_3",
+                   comments="", fmt="%.17g")
+        files.append(path)
+        if pictures:
+            from fxrod import viz
+
+            times = sorted(sim.snapshots)
+            png = viz.snapshot_figure([sim.snapshots[t] for t in times], times,
+                                      out / f"{NAME}.png", radius=1.5, title="45-degree bend",
+                                      azimuth=120.0, elevation=35.0)
+            files.append(Path(png))
+    lines = [f"{NAME}: tip at F = {F:g}: ({s[f'tip_{F:g}_1']:.3f}, {s[f'tip_{F:g}_2']:.3f}, "
+             f"{s[f'tip_{F:g}_3']:.3f}); Simo & Vu-Quoc: {PUBLISHED[F]}" for F in PUBLISHED]
+    lines.append(f"largest difference to the published values: {s['published_gap']:.3f}")
+    return Result(CASE.name, s, "\n".join(filter(None, (*lines, wrote(files)))),
+                  {NAME: sim}, files, rank=rank)
+
+
+def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int,
+        h: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, comm)
+    with simulation(prob, out, quiet, **control) as sim:
+        sim.run(prob.t_end)
+    return finish(sim, out, pictures)
+
+
+CASE = Case("bend45", "45-degree bend: a pre-curved cantilever under an out-of-plane tip "
+            "force, vs the published tip positions", OPTIONS, {"h": 75.0}, run)

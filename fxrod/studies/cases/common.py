@@ -1,0 +1,119 @@
+"""Helpers shared by the cases of the registry: which states to keep for the pictures, the
+numbers of a run's last row, and the files a run wrote."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from fxrod import viz
+from fxrod.runs.probes import ContactFieldProbe
+from fxrod.runs.problem import Problem
+from fxrod.runs.simulation import Simulation
+
+#: Frames of an animation (at most).
+MAX_FRAMES = 60
+
+
+def frame_times(h: float, t_end: float, every: float | None = None,
+                max_frames: int = MAX_FRAMES) -> list[float]:
+    """Times at which a run keeps its centreline in memory for the pictures.
+
+    Parameters
+    ----------
+    h : float
+        Nominal step [s] (load-factor increment in statics).
+    t_end : float
+        End of the run [s].
+    every : float, optional
+        Keep the states at the multiples of ``every`` [s] (a snapshot figure).
+    max_frames : int
+        Also keep about ``max_frames`` states, every k-th step, for an animation (0: none).
+
+    Returns
+    -------
+    list of float
+        Sorted times [s] in ``[0, t_end]``.
+    """
+    n_steps = int(round(t_end / h))
+    times = set()
+    if max_frames > 0:
+        k = max(1, (n_steps + 1) // max_frames)
+        times |= {round(i * h, 12) for i in range(0, n_steps + 1, k)}
+    if every is not None:
+        times |= {round(float(t), 12) for t in np.arange(0.0, t_end + 1e-9, every)}
+    return sorted(times)
+
+
+def recorded(problem: Problem, out: Path | None, name: str, *, adaptive: bool = False,
+             checkpoint_every: int = 0, restart: str | Path | None = None,
+             **kwargs) -> Simulation:
+    """The recorded run of a case: :class:`Simulation` over the problem's stepper
+    (``adaptive`` switches adaptive steps on), with checkpoints every ``checkpoint_every``
+    steps, continuing from ``restart`` (see :data:`fxrod.studies.cases.RUN_CONTROL`); ``kwargs``
+    go to :class:`Simulation`."""
+    integ = problem.integrator(adaptive=True) if adaptive else problem.integrator()
+    return Simulation(integ, out, name, checkpoint_every=checkpoint_every, restart=restart,
+                      **kwargs)
+
+
+def restart_of(restart: str | Path | None, name: str) -> str | Path | None:
+    """``restart`` for the run ``name`` of a case with several runs: a directory without a
+    checkpoint of this run (it had not started) gives None, a fresh start."""
+    if restart is None or not Path(restart).is_dir():
+        return restart
+    return restart if (Path(restart) / f"{name}_checkpoint.npz").exists() else None
+
+
+def snapshots_at(sim: Simulation, times) -> tuple[list[np.ndarray], list[float]]:
+    """The kept centrelines closest to ``times`` [s] (each once), with their times."""
+    kept = sorted(sim.snapshots)
+    picked = sorted({min(kept, key=lambda s: abs(s - t)) for t in times})
+    return [sim.snapshots[t] for t in picked], picked
+
+
+def tip_path(sim: Simulation) -> np.ndarray:
+    """Recorded tip positions ``(n_rows, 3)`` [m]."""
+    return np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]
+
+
+def last_row(sim: Simulation, columns) -> dict[str, float]:
+    """``{column: value}`` of the last recorded row, for the summary of a case."""
+    row = sim.rows[-1]
+    return {c: float(row[c]) for c in columns}
+
+
+def contact_figure(sim: Simulation, path: Path, radius: float, **view) -> Path:
+    """The rod at its last snapshot (tube of ``radius`` [m]) with the obstacle of its
+    :class:`fxrod.runs.probes.ContactFieldProbe` and the nodal contact forces (normal and
+    friction) as red arrows (pyvista, rank 0); ``view``: further
+    :func:`fxrod.viz.snapshot_figure` keywords."""
+    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
+    t = max(sim.snapshots)
+    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=radius, azimuth=-30.0,
+                               elevation=20.0, obstacles=[field.contact.obstacle],
+                               forces=[field.frames[t].arrows()], **view)
+
+
+def output_files(sim: Simulation, *pictures: Path) -> list[Path]:
+    """The files of a run on rank 0: its CSV, its internal forces at the snapshots and its
+    ParaView collection (if any), and the given pictures that exist."""
+    if sim.out_dir is None or sim.comm.rank != 0:
+        return []
+    files = [sim.out_dir / f"{sim.name}.csv"]
+    forces = sim.out_dir / f"{sim.name}_internal_forces.csv"
+    if forces.exists():
+        files.append(forces)
+    if sim.pvd is not None:
+        files.append(sim.pvd.path)
+    return files + [p for p in pictures if p.exists()]
+
+
+def wrote(files: list[Path]) -> str:
+    """``wrote DIR: a.csv, b.png`` (names relative to the first file's directory), or ""."""
+    if not files:
+        return ""
+    d = files[0].parent
+    return f"wrote {d}: " + ", ".join(os.path.relpath(f, d) for f in files)
