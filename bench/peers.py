@@ -1,8 +1,9 @@
 """fxrod side by side with PyElastica and Exudyn (issue 22), in one run on this machine.
 
-    python bench/peers.py [--runs 3] [--quick] [--skip-peers] [--json bench/peers.json]
+    python bench/peers.py [--runs 3] [--quick] [--skip-peers] [--only snake]
+                          [--json bench/peers.json]
 
-Two comparisons, wall time of the stepping only (models built, kernels compiled and numba
+Three comparisons, wall time of the stepping only (models built, kernels compiled and numba
 functions jitted before the clock starts), ``--runs`` runs each (default 3):
 
 1. Ex. 6.2 cantilever (Kinon, Eugster & Betsch 2026), aluminium Kirchhoff rod hit by the
@@ -26,11 +27,24 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
    elements and 3000 and 6000 steps, Richardson-extrapolated (both steppers are second
    order); error: the largest tip distance [m] from it over the 301 times.
 
+3. Continuum snake (demos/snake.py; PyElastica's examples/ContinuumSnakeCase): a 0.35 m
+   soft rod on the ground with kinetic friction forward/backward/lateral ``mu, 1.5 mu,
+   2 mu`` driven by a travelling wave of period 2 s, to 6 periods (``--quick``: 3). fxrod:
+   16 elements, 100 steps per period, the intrinsic curvature ``kappa_0 = (7/L) sin(2 pi
+   s/L + omega t)`` (``CurvatureWave``) and the componentwise friction law
+   (``friction_law="componentwise"``, PyElastica's). PyElastica: its example (50 elements,
+   position Verlet at dt 1e-4 s, plane contact k 1, nu 1e-6, slip tolerance 1e-8, linear
+   damping 2e-3), once with its own muscle torque (b-spline amplitude, 2.6e-3 to 4.2e-3 N m,
+   linear ramp over a period) and once with fxrod's drive (its ``rest_kappa`` set to the
+   same kappa_0 and smooth ramp every step). Speed: the centre of mass's displacement from
+   the end of period 2 to the last period's end over the time (``snake.snake_speed``);
+   ``speed_ratio`` is the row's speed over fxrod's.
+
 A peer that is not installed (``pip install .[peers]``) is skipped with a line that says so.
 ``ratio`` is the row's mean wall time over fxrod's (default path) in the same comparison.
-``--skip-peers`` measures fxrod's rows only. ``--only cantilever`` or ``--only ancf`` runs
-one comparison and replaces only its rows in the ``--json`` file. ``--quick``: one run, the
-cantilever to 0.02 s (errors then against the data up to 0.02 s), the ANCF reference from
+``--skip-peers`` measures fxrod's rows only. ``--only cantilever``, ``ancf`` or ``snake``
+runs one comparison and replaces only its rows in the ``--json`` file. ``--quick``: one run,
+the cantilever to 0.02 s (errors then against the data up to 0.02 s), the ANCF reference from
 600/1200 steps (a smoke test of the script, not a measurement).
 """
 
@@ -53,6 +67,8 @@ from fxrod.solvers.settings import SolverSettings
 #: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
 #: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
 ELASTICA_STEPS_PER_MS = {100: 1667, 400: 3334}
+#: The comparisons (``--only``), each a list of rows in the JSON.
+COMPARISONS = ("cantilever", "ancf", "snake")
 DATA = ("kinon2026/results/example_02_dynamic_cantilever", "ex02_cantilever_results.csv")
 
 
@@ -206,6 +222,120 @@ def ancf_reference(steps: int) -> np.ndarray:
     return fine + (fine - coarse) / 3.0
 
 
+# ---------------------------------------------------------------- continuum snake
+def _snake_module():
+    """demos/snake.py as a module."""
+    import importlib.util as iu
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "demos", "snake.py")
+    spec = iu.spec_from_file_location("snake", path)
+    mod = iu.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fxrod_snake(periods: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """fxrod's snake (demos/snake.py defaults): (wall time of the steps [s], times [s],
+    centre of mass [m])."""
+    S = _snake_module()
+    run = S.snake(periods=periods)
+    return run["wall_s"], run["t"], run["x"]
+
+
+def elastica_snake(periods: int, drive: str = "muscle", dt: float = 1e-4,
+                   n_e: int = 50) -> tuple[float, np.ndarray, np.ndarray]:
+    """PyElastica's continuum snake, ``drive`` its ``"muscle"`` torque or fxrod's
+    ``"curvature"`` wave (``rest_kappa``): (wall time of the steps [s], times [s], centre of
+    mass [m] in fxrod's axes: e1 along the initial body, e3 up), sampled ten times a
+    period."""
+    import elastica as ea
+
+    S = _snake_module()
+    L, r, T = S.LENGTH, S.RADIUS, S.PERIOD
+
+    class Collection(ea.BaseSystemCollection, ea.Constraints, ea.Forcing, ea.Damping,
+                     ea.CallBacks, ea.Contact):
+        pass
+
+    sim = Collection()
+    up = np.array([0.0, 1.0, 0.0])                     # PyElastica's example: y up, z along
+    rod = ea.CosseratRod.straight_rod(n_e, np.zeros(3), np.array([0.0, 0.0, 1.0]), up, L, r,
+                                      S.DENSITY, youngs_modulus=S.E, shear_modulus=S.E / 1.5)
+    sim.append(rod)
+    sim.add_forcing_to(rod).using(ea.GravityForces, acc_gravity=-S.G * up)
+    if drive == "muscle":
+        b = np.array([3.4e-3, 3.3e-3, 4.2e-3, 2.6e-3, 3.6e-3, 3.5e-3])
+        sim.add_forcing_to(rod).using(ea.MuscleTorques, base_length=L, b_coeff=b, period=T,
+                                      wave_number=2.0 * np.pi / 1.0, phase_shift=0.0,
+                                      rest_lengths=rod.rest_lengths, ramp_up_time=T,
+                                      direction=up, with_spline=True)
+    else:
+        s = np.cumsum(rod.rest_lengths)[:-1]           # the interior nodes (Voronoi points)
+        k, om, A = 2.0 * np.pi / S.WAVELENGTH, 2.0 * np.pi / T, S.AMPLITUDE
+
+        class Wave(ea.NoForces):
+            """fxrod's CurvatureWave as PyElastica's rest curvature about d1 (= up)."""
+
+            def apply_torques(self, system, time=0.0):
+                x = min(max(time / T, 0.0), 1.0)
+                system.rest_kappa[0, :] = (A * (3.0 * x * x - 2.0 * x ** 3)
+                                           * np.sin(k * s + om * time))
+
+        sim.add_forcing_to(rod).using(Wave)
+    plane = ea.Plane(plane_origin=-r * up, plane_normal=up)
+    sim.append(plane)
+    mu = S.MU_F
+    sim.detect_contact_between(rod, plane).using(
+        ea.RodPlaneContactWithAnisotropicFriction, k=1.0, nu=1e-6, slip_velocity_tol=1e-8,
+        static_mu_array=np.zeros(3), kinetic_mu_array=np.array([mu, 1.5 * mu, 2.0 * mu]))
+    sim.dampen(rod).using(ea.AnalyticalLinearDamper, damping_constant=2e-3, time_step=dt)
+    sim.finalize()
+    stepper = ea.PositionVerlet()
+    per = round(T / dt / 10)
+    t = np.float64(0.0)
+    ts, com = [0.0], [rod.compute_position_center_of_mass().copy()]
+    t0 = time.perf_counter()
+    for _ in range(10 * periods):
+        for _ in range(per):
+            t = stepper.step(sim, t, np.float64(dt))
+        ts.append(float(t))
+        com.append(rod.compute_position_center_of_mass().copy())
+    wall = time.perf_counter() - t0
+    com = np.array(com)
+    return wall, np.array(ts), np.column_stack([com[:, 2], com[:, 0], com[:, 1]])
+
+
+def _measure_snake(label: str, fn, runs: int) -> dict:
+    S = _snake_module()
+    walls, speed = [], None
+    for _ in range(runs):
+        wall, t, x = fn()
+        if not np.all(np.isfinite(x)):
+            raise RuntimeError(f"{label}: non-finite centre of mass")
+        walls.append(wall)
+        speed = S.snake_speed(t, x, S.PERIOD, skip=2)
+    return {"label": label, "wall_s": walls, "mean_s": statistics.fmean(walls),
+            "speed_m_s": speed, "periods": int(round(t[-1] / S.PERIOD))}
+
+
+def _snake(out: dict, a, runs: int) -> None:
+    """The continuum snake rows of ``out``."""
+    periods = 3 if a.quick else 6
+    fxrod_snake(1)  # compile the forms before timing
+    out["snake"].append(_measure_snake("fxrod snake 16 el, 100 steps/period",
+                                       lambda: fxrod_snake(periods), runs))
+    if a.skip_peers:
+        out["skipped"].append("snake: PyElastica (--skip-peers)")
+    elif _have("elastica"):
+        elastica_snake(1, "muscle", n_e=50)          # jit
+        for drive in ("muscle", "curvature"):
+            out["snake"].append(_measure_snake(
+                f"PyElastica snake 50 el, dt 1e-4, {drive} drive",
+                lambda drive=drive: elastica_snake(periods, drive), runs))
+    else:
+        out["skipped"].append("snake: PyElastica not installed (pip install .[peers])")
+
+
 # ---------------------------------------------------------------- driver
 def _measure(label: str, fn, runs: int, ref: np.ndarray) -> dict:
     walls, err = [], None
@@ -229,18 +359,20 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="smoke test (see module docstring)")
     ap.add_argument("--skip-peers", action="store_true",
                     help="fxrod's rows only (re-measure them without the long peer runs)")
-    ap.add_argument("--only", choices=("cantilever", "ancf"),
+    ap.add_argument("--only", choices=COMPARISONS,
                     help="one comparison; its rows replace those in the --json file")
     ap.add_argument("--json", default=None,
                     help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
-    out: dict = {"cantilever": [], "ancf": [], "skipped": []}
-    if a.only != "ancf":
+    out: dict = {"cantilever": [], "ancf": [], "snake": [], "skipped": []}
+    if a.only in (None, "cantilever"):
         _cantilever(out, a, runs, t_end)
-    if a.only != "cantilever":
+    if a.only in (None, "ancf"):
         _ancf(out, a, runs)
+    if a.only in (None, "snake"):
+        _snake(out, a, runs)
     _ratios(out)
     _print(out)
     out["t_end"] = t_end
@@ -249,17 +381,23 @@ def main(argv=None) -> dict:
         if a.only and os.path.exists(a.json):  # keep the other comparison's rows
             with open(a.json) as fh:
                 old = json.load(fh)
-            other = "ancf" if a.only == "cantilever" else "cantilever"
-            out[other] = old[other]
-            out["skipped"] = [x for x in old["skipped"] if _other_peer(other, x)] + out["skipped"]
+            for other in COMPARISONS:
+                if other != a.only:
+                    out[other] = old.get(other, [])
+            out["skipped"] = [x for x in old["skipped"] if _comparison_of(x) != a.only] \
+                + out["skipped"]
         with open(a.json, "w") as fh:
             json.dump(out, fh, indent=1)
     return out
 
 
-def _other_peer(comparison: str, skipped: str) -> bool:
-    """Whether a ``skipped`` line of an earlier run belongs to ``comparison``."""
-    return ("PyElastica" in skipped) == (comparison == "cantilever")
+def _comparison_of(skipped: str) -> str:
+    """The comparison a ``skipped`` line of an earlier run belongs to (``"snake: ..."``;
+    the older lines name PyElastica for the cantilever, Exudyn for the ANCF release)."""
+    head = skipped.split(":", 1)[0]
+    if head in COMPARISONS:
+        return head
+    return "cantilever" if "PyElastica" in skipped else "ancf"
 
 
 def _cantilever(out: dict, a, runs: int, t_end: float) -> None:
@@ -309,6 +447,9 @@ def _ancf(out: dict, a, runs: int) -> None:
 
 def _ratios(out: dict) -> None:
     """Each row's mean wall time over fxrod's (default path) in the same comparison."""
+    for r in out["snake"]:
+        r["ratio"] = r["mean_s"] / out["snake"][0]["mean_s"]
+        r["speed_ratio"] = r["speed_m_s"] / out["snake"][0]["speed_m_s"]
     for key, base in (("cantilever", 0), ("ancf", None)):
         rows = out[key]
         for r in rows:
@@ -322,13 +463,21 @@ def _ratios(out: dict) -> None:
 
 def _print(out: dict) -> None:
     """The table of ``out``."""
-    print(f"{'comparison':<40} {'wall [s] (runs)':<30} {'mean [s]':>9} {'tip err [m]':>11} "
-          f"{'ratio':>8}")
+    if out["cantilever"] or out["ancf"]:
+        print(f"{'comparison':<40} {'wall [s] (runs)':<30} {'mean [s]':>9} "
+              f"{'tip err [m]':>11} {'ratio':>8}")
     for key in ("cantilever", "ancf"):
         for r in out[key]:
             ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
             print(f"{r['label']:<40} {ws:<30} {r['mean_s']:>9.3g} {r['max_tip_error_m']:>11.2e} "
                   f"{r['ratio']:>8.3g}")
+    if out["snake"]:
+        print(f"{'continuum snake':<44} {'wall [s] (runs)':<26} {'mean [s]':>9} "
+              f"{'speed [m/s]':>11} {'ratio':>8} {'speed ratio':>11}")
+    for r in out["snake"]:
+        ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
+        print(f"{r['label']:<44} {ws:<26} {r['mean_s']:>9.3g} {r['speed_m_s']:>11.4g} "
+              f"{r['ratio']:>8.3g} {r['speed_ratio']:>11.4g}")
     for line in out["skipped"]:
         print(f"skipped: {line}")
 

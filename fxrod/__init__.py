@@ -43,6 +43,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
     "fxrod.core.pointload": ("PointLoad",),
     "fxrod.core.supports": ("Clamp", "Pin", "Hinge"),
     "fxrod.core.joints": ("Rigid", "Spherical", "Revolute"),
+    "fxrod.core.freebody": ("FreeBody",),
     "fxrod.core.structure": ("Structure",),
     "fxrod.core.obstacles": ("HalfSpace", "Sphere", "Cylinder", "SignedDistance"),
     "fxrod.core.forms.contact": ("Contact",),

@@ -69,7 +69,9 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.core.pointload": (3, "a point force or moment at an interior node"),
     "fxrod.core.supports": (3, "supports of rod ends: clamps, pins, moving clamps"),
     "fxrod.core.joints": (3, "joints between rod nodes (rigid, spherical, revolute)"),
-    "fxrod.core.structure": (3, "several rods in one discrete system"),
+    "fxrod.core.freebody": (3, "free rigid bodies: mass, inertia, pose and velocity; each "
+                               "carried by a massless rigid one-element rod of the structure"),
+    "fxrod.core.structure": (3, "several rods (and free bodies) in one discrete system"),
     "fxrod.core.obstacles": (3, "rigid obstacles for contact: signed distances in UFL"),
     "fxrod.core.forms": (4, "the terms of the midpoint step (42), one module per physics: "
                             "elastic, viscoelastic, actuation, springs, bodies, contact, "

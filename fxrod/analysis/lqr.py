@@ -103,10 +103,14 @@ class ActuatedPlant:
         y : fxrod.runs.callbacks.State
             The state a controller receives (positions [m], directors, their rates).
         """
-        q = np.hstack([y["positions"], y["directors"].reshape(-1, 9)]).reshape(-1)
-        v = np.hstack([y["velocities"], y["director_rates"].reshape(-1, 9)]).reshape(-1)
+        if isinstance(y, State):      # straight from the model's arrays (the same values)
+            q, v = y.nodal_values(self.index)
+        else:
+            q = np.hstack([y["positions"], y["directors"].reshape(-1, 9)]).reshape(-1)
+            v = np.hstack([y["velocities"], y["director_rates"].reshape(-1, 9)]).reshape(-1)
+            q, v = q[self.index], v[self.index]
         P = self.projection
-        return np.concatenate([P @ (q[self.index] - self.q_eq), P @ v[self.index]])
+        return np.concatenate([P @ (q - self.q_eq), P @ v])
 
     def output_matrix(self, s: float, components) -> np.ndarray:
         """``C`` with ``C x`` the linearised displacement of the node at arc length ``s``

@@ -139,7 +139,11 @@ def check_model(model, rayleigh: bool = False) -> None:
     modes are undamped, the PH export has no R for them). ``rayleigh``: accept a
     :class:`fxrod.core.forms.drag.RayleighDamping` (no static part: its field is pinned to zero
     in the operator ``A``, so the undamped modes are those of the model without it), for
-    the PH export, which puts it into R."""
+    the PH export, which puts it into R. Free bodies (:mod:`fxrod.core.freebody`) are refused
+    (verified in dynamics only)."""
+    from fxrod.core.model import refuse_free_bodies
+
+    refuse_free_bodies(model, "a linearised analysis")
     for ext in model.extensions:
         if rayleigh and isinstance(ext, RayleighDamping):
             continue

@@ -40,6 +40,17 @@ class Nodes:
         """Nodal configurations ``(n_owned, 12)`` of this rank at t_n."""
         return self.model.q_nodal_local()[: self._n_own]
 
+    def sorted_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(iq, iv)``: for every entry of the owned nodes' 12 values laid end to end in
+        arc-length order (the layout of :class:`fxrod.runs.callbacks.State`), its index into
+        ``w0``'s and ``v0``'s arrays (made on first use)."""
+        if getattr(self, "_sorted", None) is None:
+            order = np.argsort(self._s_own, kind="stable")
+            iq = np.asarray(self.model.space.q_map).reshape(-1, 12)[: self._n_own][order]
+            iv = (12 * order[:, None] + np.arange(12)).reshape(-1)
+            self._sorted = (np.ascontiguousarray(iq.reshape(-1)), iv)
+        return self._sorted
+
     def tip(self) -> np.ndarray:
         """Centreline position at s = L of the (last) rod [m] (3,), MPI-reduced."""
         m = self.model

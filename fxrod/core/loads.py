@@ -155,7 +155,8 @@ class DistributedLoad(_ForceMoment):
 
 
 class Gravity(Load):
-    """Gravity: the distributed dead force ``rhoA g`` [N/m].
+    """Gravity: the distributed dead force ``rhoA g`` [N/m] (and ``m g`` [N] at the centre of
+    every free body, :mod:`fxrod.core.freebody`).
 
     Parameters
     ----------
@@ -182,4 +183,7 @@ class Gravity(Load):
         return {} if self._g is None else {"g": self._g}
 
     def power(self, ctx, w_phi, w_d):
-        return ctx.rhoA * ufl.dot(self._g, w_phi) * ctx.dx
+        P = ctx.rhoA * ufl.dot(self._g, w_phi) * ctx.dx
+        for m, ds in getattr(ctx, "point_masses", ()):   # free bodies: m g at the centre
+            P = P + m * ufl.dot(self._g, w_phi) * ds
+        return P

@@ -29,6 +29,7 @@ from fxrod.core.diagnostics import Nodes
 from fxrod.core.forms import elastic
 from fxrod.core.forms.base import Context, Extension, Fields
 from fxrod.core.forms.bodies import RigidBody
+from fxrod.core.joints import Rigid
 from fxrod.core.kinematics import strains
 from fxrod.core.ledger import EnergyLedger, Functional
 from fxrod.core.loads import EndLoad, Gravity, Load
@@ -76,6 +77,8 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     names = [ext.name for ext in extensions]
     if len(set(names)) != len(names):
         raise ParameterError("extension names", names, "unique within a model")
+    if isinstance(rod, Structure) and rod.bodies:
+        _check_free_bodies(loads, extensions, quasistatic)
     bodies = [ext.name for ext in extensions if isinstance(ext, RigidBody)]
     if bodies and any(isinstance(ld, Gravity) for ld in loads):
         raise ParameterError("loads", f"Gravity with the rigid bodies {bodies}",
@@ -89,6 +92,33 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     if not quasistatic and evaluation != "midpoint":
         raise ParameterError("evaluation", evaluation, "'midpoint' in a dynamic model")
     return evaluation
+
+
+def _check_free_bodies(loads, extensions, quasistatic: bool) -> None:
+    """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics, end loads and
+    gravity, rigid bodies and elastic supports at nodes; nothing distributed along the rods
+    (it would act on the bodies' carriers)."""
+    from fxrod.core.forms.springs import ElasticSupport
+
+    if quasistatic:
+        raise ParameterError("quasistatic", True, "False with free bodies (free bodies are "
+                             "verified in dynamics only)")
+    for ld in loads:
+        if not isinstance(ld, EndLoad | Gravity):
+            raise ParameterError("loads", type(ld).__name__, "EndLoad or Gravity with free "
+                                 "bodies (a distributed load would act on their carriers)")
+    for ext in extensions:
+        if not isinstance(ext, RigidBody | ElasticSupport):
+            raise ParameterError("extensions", ext.name, "RigidBody or ElasticSupport with "
+                                 "free bodies (others would act on their carriers)")
+
+
+def refuse_free_bodies(model, analysis: str) -> None:
+    """Refuse in one line an analysis not verified with free bodies."""
+    if getattr(model.structure, "bodies", None):
+        raise ParameterError("model", f"{analysis} of a model with free bodies",
+                             "a model without free bodies (free bodies are verified in "
+                             "dynamics only)")
 
 
 def _build_helpers() -> None:
@@ -170,6 +200,19 @@ class RodModel:
                                      "structures of several rods (this one needs a single "
                                      "rod)")
             ext.bind(rod)
+        if st.bodies:
+            if self.comm.size > 1:
+                raise ParameterError("comm", f"{self.comm.size} ranks with free bodies",
+                                     "one rank (free bodies are verified in serial runs)")
+            for i, b in enumerate(st.bodies):  # the bodies' inertia at their centre nodes
+                body = RigidBody((st.body_rod(i), "0"), b.mass, b.inertia, b.centre,
+                                 name=b.name or f"free_body_{i}")
+                body.bind(rod)
+                self.extensions.append(body)
+            names = [ext.name for ext in self.extensions]
+            if len(set(names)) != len(names):
+                raise ParameterError("extension and body names", names, "unique within a "
+                                     "model")
         C, overrides = None, []
         if st.uniform:
             C = rod.compliance
@@ -220,6 +263,9 @@ class RodModel:
             q1=q1, q0=q0, v0=self.v0, sig1=sig1, sig0=sig0, lam=lam, dq=tests[0],
             inertia=not self.quasistatic, loads=self.loads,
         )
+        # the free bodies' masses at their centre nodes (their weight under Gravity)
+        ctx.point_masses = [(b.mass, ctx.ds_end("0", st.body_rod(i)))
+                            for i, b in enumerate(st.bodies)]
         for ld in self.loads:
             ld.setup(ctx)
         i = len(ROD_FIELDS)
@@ -427,7 +473,38 @@ class RodModel:
                     (db[("q", j - 12)] if j >= 12 else da[("q", j)], c) for j, c in terms]
             for m in mults:
                 relations[db[("lambda", m)]] = []
+        for k in st.carriers:     # a body's carrier: its P2 mid node rigid with its centre
+            x0, xL = st.coordinate(k, "0"), st.coordinate(k, "L")
+            qa, qm = st.initial_configuration([x0, 0.5 * (x0 + xL)])
+            rows, mults = Rigid((k, "0"), (k, "L"), link=True).relations(qa, qm)
+            da, dm = ({key: v for d in self.comm.allgather(f) for key, v in d.items()}
+                      for f in (self._node_dofs(x0), self._mid_dofs(x0, xL)))
+            for i, terms in rows.items():
+                relations[dm[("q", i)]] = [(da[("q", j)], c) for j, c in terms]
+            for m in mults:
+                relations[dm[("lambda", m)]] = []
         return Reduction(self.space.W, relations)
+
+    def _mid_dofs(self, x0: float, xL: float) -> dict[tuple[str, int], int]:
+        """Global indices of the owned dofs of the P2 mid node of the one-element rod on
+        ``[x0, xL]`` (a body's carrier), keyed like :meth:`_node_dofs`."""
+        W = self.space.W
+        im, bs = W.dofmap.index_map, W.dofmap.index_map_bs
+        tol = 1e-9 * max(1.0, abs(xL))
+        cells = dmesh.locate_entities(self.mesh, 1, lambda y: (y[0] > x0 - tol)
+                                      & (y[0] < xL + tol))
+        self.mesh.topology.create_connectivity(1, 1)
+        verts = np.concatenate([self.vertices_at(x0), self.vertices_at(xL)])
+        out = {}
+        for field, sub, n in (("q", 0, 12), ("lambda", 2, 6)):
+            for i in range(n):
+                Wi = W.sub(sub).sub(i)
+                mid = np.setdiff1d(fem.locate_dofs_topological(Wi, 1, cells),
+                                   fem.locate_dofs_topological(Wi, 0, verts))
+                if mid.size and mid[0] < im.size_local * bs:
+                    g = im.local_to_global(np.array([mid[0] // bs], dtype=np.int32))[0]
+                    out[(field, i)] = int(g * bs + mid[0] % bs)
+        return out
 
     def enforce_joints(self, values: np.ndarray) -> np.ndarray:
         """The nodal q-space array ``values`` (e.g. a velocity) with the joints' slave
@@ -445,7 +522,8 @@ class RodModel:
     @property
     def tip_coordinate(self) -> float:
         """Mesh coordinate of the tip: the end ``"L"`` of the last rod [m]."""
-        return self.structure.coordinate(len(self.structure.rods) - 1, "L")
+        st = self.structure
+        return st.coordinate(st.n_members - 1, "L") if st.n_members else st.coordinate(0, "0")
 
     @staticmethod
     def _pose(sup, t: float) -> np.ndarray:
@@ -589,7 +667,24 @@ class RodModel:
             self.w0.x.array[self.space.s_map] = self.initial_stress()
         self.w.x.array[:] = self.w0.x.array
         self.v0.x.array[:] = 0.0
+        if self.structure.bodies:
+            v = self.v0.x.array.reshape(-1, 12)
+            v[:] = self._body_velocities(v)
+            self.v0.x.array[:] = self.enforce_joints(v.reshape(-1))
         self.ledger.reset()
+
+    def _body_velocities(self, v: np.ndarray) -> np.ndarray:
+        """The nodal velocities ``v`` (n, 12) with the free bodies' carrier nodes moving
+        with their bodies' initial velocities (the reference pose)."""
+        st = self.structure
+        s = self.space.Q.tabulate_dof_coordinates()[:, 0]
+        q = self.q_ref.x.array.reshape(-1, 12)
+        for i, b in enumerate(st.bodies):
+            k = st.body_rod(i)
+            x0, xL = st.coordinate(k, "0"), st.coordinate(k, "L")
+            on = (s > x0 - 1e-9 * max(1.0, xL)) & (s < xL + 1e-9 * max(1.0, xL))
+            v[on] = b.nodal_velocity(q[on, :3], q[on, 3:], b.centre)
+        return v
 
     def initial_stress(self) -> np.ndarray:
         """DG1 stresses ``K Pi_DG1(eps(q_ref) - eps0)`` of a rod with natural curvature."""
@@ -630,6 +725,10 @@ class RodModel:
         v[:, 0:3] = vp
         for k in range(3):
             v[:, 3 + 3 * k:6 + 3 * k] = np.cross(om, q[:, 3 + 3 * k:6 + 3 * k])
+        if self.structure.bodies:       # the free bodies keep their own velocities
+            keep = self._body_velocities(np.full_like(v, np.nan))
+            on = ~np.isnan(keep[:, 0])
+            v[on] = self.v0.x.array.reshape(-1, 12)[on]
         self.v0.x.array[:] = self.enforce_joints(v.reshape(-1))
         self.ledger.invalidate()
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from dolfinx import mesh as dmesh
 
+from fxrod.core.freebody import FreeBody
 from fxrod.core.geometry import FRAME_TOL
 from fxrod.core.joints import Joint, Rigid
 from fxrod.core.rod import Rod, Section
@@ -42,14 +43,28 @@ class Structure:
     joints : sequence of Joint
         Joints between nodes of the rods (:class:`fxrod.core.joints.Rigid`, ``Spherical``,
         ``Revolute``). Closed rods are joined automatically.
+    bodies : sequence of FreeBody
+        Free rigid bodies (:mod:`fxrod.core.freebody`): body ``i`` is carried by the massless
+        rigid rod of index ``len(rods) + i`` (:meth:`body_rod`), whose node ``"0"`` is the
+        centre of mass and ``"L"`` the body's anchor; joints may name them.
     """
 
-    def __init__(self, rods: Sequence[Rod], joints: Sequence[Joint] = ()) -> None:
+    def __init__(self, rods: Sequence[Rod], joints: Sequence[Joint] = (),
+                 bodies: Sequence[FreeBody] = ()) -> None:
         if isinstance(rods, Rod):
             rods = [rods]
         rods = list(rods)
-        if not rods or not all(isinstance(r, Rod) for r in rods):
+        bodies = list(bodies)
+        for b in bodies:
+            if not isinstance(b, FreeBody):
+                raise ParameterError("bodies", b, "fxrod.core.freebody.FreeBody objects")
+        if not (rods or bodies) or not all(isinstance(r, Rod) for r in rods):
             raise ParameterError("rods", rods, "a non-empty sequence of fxrod.Rod")
+        #: the free bodies; body i is carried by rod ``n_members + i``
+        self.bodies = bodies
+        #: the number of rods proper (the carriers of the bodies follow them in ``rods``)
+        self.n_members = len(rods)
+        rods = rods + [b.carrier() for b in bodies]
         self.rods = rods
         joints = list(joints)
         for j in joints:
@@ -60,6 +75,9 @@ class Structure:
             if r.curve.closed:
                 self._check_closed(k, r)
                 joints.append(Rigid((k, "0"), (k, "L")))
+        #: the carriers' own rigid links (their mid nodes are tied by the model too)
+        self.carriers = [self.body_rod(i) for i in range(len(bodies))]
+        joints += [Rigid((k, "0"), (k, "L"), link=True) for k in self.carriers]
         self.joints = joints
         # mesh coordinates: rod k on [o_k, o_k + L_k], gaps of the longest rod's length
         gap = max(r.length for r in rods)
@@ -70,6 +88,13 @@ class Structure:
         self._check_joints()
 
     # ------------------------------------------------------------------ layout
+    def body_rod(self, i: int) -> int:
+        """The rod index of body ``i``'s carrier: its nodes ``(k, "0")`` (centre of mass)
+        and ``(k, "L")`` (anchor) take joints, supports and end loads."""
+        if not (isinstance(i, int) and 0 <= i < len(self.bodies)):
+            raise ParameterError("body index", i, f"0 .. {len(self.bodies) - 1} (the bodies)")
+        return self.n_members + i
+
     @property
     def length(self) -> float:
         """Total length of the rods [m] (the measure of the mesh)."""

@@ -133,7 +133,14 @@ class FormKernels:
                 it["coeffs"] = np.zeros(it["index"].shape if it["index"].size else (1,))
             else:
                 self._unpack(it)
-        self.consts = np.zeros(max(1, np.asarray(fem.pack_constants(form)).size))
+        packed_consts = np.asarray(fem.pack_constants(form))
+        self.consts = np.zeros(max(1, packed_consts.size))
+        #: DOLFINx's packing without its Python wrapper (a sequence check per call, half
+        #: the cost of a small functional's value), when it returns what the wrapper does
+        self._cpp_pack = None
+        self._no_consts = packed_consts.size == 0      # nothing to pack, ever
+        if packed_consts.dtype == np.float64 and packed_consts.ndim == 1:
+            self._cpp_pack = compat.constants_packer(form)
         for it in self.integrals:
             it["ptrs"] = (self.ptr(it["cells"], "int32_t*"), self.ptr(it["local"], "int32_t*"),
                           *((self.ptr(it["coeffs"], "double*"),) if packed else
@@ -198,6 +205,13 @@ class FormKernels:
 
     def pack_constants(self) -> None:
         """Copy the form's constants into :attr:`consts` (they change between solves)."""
+        if self._no_consts:
+            return
+        if self._cpp_pack is not None:
+            pack, cpp_form = self._cpp_pack
+            c = pack(cpp_form)
+            self.consts[: c.size] = c
+            return
         c = np.asarray(self._fem.pack_constants(self.form), dtype=np.float64).ravel()
         self.consts[: c.size] = c
 
@@ -501,6 +515,8 @@ class FastVector:
                         self.gdofs.shape[1], k.ptr(self.dofs, "int32_t*"), self.dofs.shape[1],
                         k.ptr(self.b, "double*"), k.ptr(self.be, "double*"),
                         k.ptr(self.coords, "double*"))
+        self._add = self.lib.lib.fxrod_add_element_vectors
+        self._args: list[tuple] | None = None
 
     def assemble(self) -> np.ndarray:
         """:attr:`b` at the current coefficients and constants."""
@@ -510,12 +526,14 @@ class FastVector:
     def add_elements(self) -> np.ndarray:
         """:attr:`b` at the current coefficients and the constants as last packed into
         :attr:`kernels`."""
-        k = self.kernels
+        if self._args is None:   # every integral's arguments of the C loop, made once
+            k = self.kernels
+            self._args = [(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr,
+                           k.consts_ptr, *self._static) for it in k.integrals]
         self.b[:] = 0.0
-        add = self.lib.lib.fxrod_add_element_vectors
-        for it in k.integrals:
-            add(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr, k.consts_ptr,
-                *self._static)
+        add = self._add
+        for args in self._args:
+            add(*args)
         return self.b
 
 
@@ -624,15 +642,18 @@ class FastScalar:
         self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),
                         self.gdofs.shape[1], k.ptr(self.coords, "double*"),
                         k.ptr(self.total, "double*"))
+        # every integral's arguments of the C loop, made once (a read-out is evaluated
+        # every recorded step: its Python costs more than its arithmetic on a small rod)
+        self._add = self.lib.lib.fxrod_add_element_scalars
+        self._args = [(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr,
+                       k.consts_ptr, *self._static) for it in k.integrals]
 
     def value(self) -> float:
         """The form's value at the current coefficients and constants."""
-        k = self.kernels
-        k.pack_constants()
-        add, value = self.lib.lib.fxrod_add_element_scalars, 0.0
-        for it in k.integrals:
-            self.total[0] = 0.0
-            add(it["kernel"], it["cells"].size, *it["ptrs"], k.cbuf_ptr, k.consts_ptr,
-                *self._static)
-            value += self.total[0]
+        self.kernels.pack_constants()
+        add, total, value = self._add, self.total, 0.0
+        for args in self._args:
+            total[0] = 0.0
+            add(*args)
+            value += total[0]
         return float(value)

@@ -22,6 +22,14 @@ def cpp_object(obj):
     return obj._cpp_object
 
 
+def constants_packer(form):
+    """``(pack, cpp_form)`` with ``pack(cpp_form)`` the constants of the compiled form as
+    ``dolfinx.fem.pack_constants(form)`` packs them, without its Python wrapper."""
+    from dolfinx.cpp.fem import pack_constants
+
+    return pack_constants, form._cpp_object
+
+
 def integral_type(kind: str):
     """DOLFINx's ``IntegralType`` of a UFL integral kind (``"cell"``, ``"exterior_facet"``,
     ...)."""

@@ -11,6 +11,7 @@ again: the file ends with the last complete row.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -162,10 +163,12 @@ class CSVWriter:
         self._active = comm is None or comm.rank == 0
         self._fh = None
         self._good = 0       # bytes of the file up to its last complete row
+        self._line = None    # the csv writer of the open file (io_line's lines)
         if self._active:
             try:
                 exists = self.path.exists() and self.path.stat().st_size > 0
                 self._fh = open(self.path, "a" if append else "w", newline="")  # noqa: SIM115
+                self._line = csv.writer(self._fh)   # io_line's lines, one write each
                 self._good = self._fh.tell()
                 if not (append and exists):
                     self._put(self.columns)
@@ -174,8 +177,7 @@ class CSVWriter:
 
     def _put(self, values: Sequence) -> None:
         """Append one line and flush it; the file must still be linked in its directory."""
-        line = io_line(values)
-        self._fh.write(line)
+        self._line.writerow(values)
         self._fh.flush()
         if os.fstat(self._fh.fileno()).st_nlink == 0:
             raise FileNotFoundError(2, "the file (or its directory) was removed")
@@ -208,12 +210,19 @@ class CSVWriter:
             If the row cannot be written; the file keeps its complete rows and is closed.
         """
         values = []
+        get, isfinite = row.get, math.isfinite
         for c in self.columns:
-            v = row.get(c, "")
-            if isinstance(v, float | np.floating) and not math.isfinite(float(v)):
-                raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
-                                     f"{_plain(row.get('t'))}; row not written")
-            values.append(repr(float(v)) if isinstance(v, float | np.floating) else _plain(v))
+            v = get(c, "")
+            if type(v) is float:       # the common case first: repr(float(v)) is repr(v)
+                if not isfinite(v):
+                    self._non_finite(c, v, row)
+                values.append(repr(v))
+            elif isinstance(v, float | np.floating):
+                if not isfinite(float(v)):
+                    self._non_finite(c, v, row)
+                values.append(repr(float(v)))
+            else:
+                values.append(_plain(v))
         if self._active:
             if self._fh is None:
                 raise ValueError(f"{self.path}: writer is closed")
@@ -221,6 +230,11 @@ class CSVWriter:
                 self._put(values)
             except OSError as e:
                 self._fail(e)
+
+    @staticmethod
+    def _non_finite(c: str, v, row: Mapping[str, float]):
+        raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
+                             f"{_plain(row.get('t'))}; row not written")
 
     def close(self) -> None:
         """Close the file (idempotent)."""
@@ -246,8 +260,6 @@ def _plain(v):
 
 def io_line(values: Sequence) -> str:
     """One CSV line (``\\r\\n`` ended, as :mod:`csv` writes it) of the plain values."""
-    import io
-
     buf = io.StringIO()
     csv.writer(buf).writerow([_plain(v) for v in values])
     return buf.getvalue()

@@ -83,6 +83,14 @@ class State(Mapping):
             directors=q[:, 3:12].reshape(-1, 3, 3).copy(), velocities=v[:, 0:3].copy(),
             director_rates=v[:, 3:12].reshape(-1, 3, 3).copy())
 
+    def nodal_values(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(q, v)``: the entries ``index`` of the nodes' configurations and velocities
+        laid end to end (``hstack([positions, directors.reshape(-1, 9)]).reshape(-1)``
+        and the same of ``velocities`` and ``director_rates``), read straight from the
+        model's arrays without building the nodal arrays."""
+        iq, iv = self.model.nodes.sorted_maps()
+        return self.model.w0.x.array[iq[index]], self.model.v0.x.array[iv[index]]
+
     def __getitem__(self, key: str) -> np.ndarray:
         if key not in self._cache:
             if key in ("s", "positions", "directors", "velocities", "director_rates"):

@@ -164,20 +164,23 @@ class ZeroOrderHold:
 
     def _checked(self, t: float, out) -> np.ndarray:
         n = self.port.size
-        where = f"output of controller '{self.name}' at t = {t:.6g}"
+
+        def where() -> str:          # the message's subject, made only for a message
+            return f"output of controller '{self.name}' at t = {t:.6g}"
+
         try:
             u = np.array(out, dtype=float)
         except (TypeError, ValueError):
-            raise ParameterError(where, out, f"{n} actuator forces [N]") from None
+            raise ParameterError(where(), out, f"{n} actuator forces [N]") from None
         if u.shape not in ((n,), () if n == 1 else (n,)):
-            raise ParameterError(where, out, f"an array of shape ({n},): one force [N] per "
-                                 "actuator")
+            raise ParameterError(where(), out, f"an array of shape ({n},): one force [N] "
+                                 "per actuator")
         u = u.reshape(n)
-        if not np.all(np.isfinite(u)):
-            raise ParameterError(where, out, "finite forces [N]")
+        if not np.isfinite(u).all():
+            raise ParameterError(where(), out, "finite forces [N]")
         for a, uk in zip(self.port.actuators, u, strict=True):
             if a.sign * uk < 0.0:
-                raise ParameterError(f"{where}, {a.input_name} of {a.label}", float(uk),
+                raise ParameterError(f"{where()}, {a.input_name} of {a.label}", float(uk),
                                      a.allowed)
         return u
 

@@ -160,16 +160,17 @@ class Integrator:
         if st.retry_linesearch not in (None, st.linesearch):
             attempts.append((not extrapolates, 1, st.retry_linesearch))
         tried = set()
+        ok = False
         for plain, lag, linesearch in attempts:
             if (plain, lag, linesearch) in tried:
                 continue  # the same as an attempt that failed already
             tried.add((plain, lag, linesearch))
             self._predict(h, plain=plain)
             reason, its = self.newton.solve(lag=lag, linesearch=linesearch)
-            if reason > 0 and np.all(np.isfinite(m.w.x.array)):
+            ok = reason > 0 and bool(np.isfinite(m.w.x.array).all())
+            if ok:
                 break
-        arr = m.w.x.array
-        if reason <= 0 or not np.all(np.isfinite(arr)):
+        if not ok:
             m.w.x.array[:] = m.w0.x.array
             why = snes_reason_name(reason) if reason <= 0 else "non-finite solution"
             raise ConvergenceError(self.t, h, why, f"{its} Newton iterations"

@@ -107,8 +107,8 @@ class TipProbe:
     columns = {f"tip_{i}": "m" for i in (1, 2, 3)}
 
     def __call__(self, sim, res) -> dict[str, float]:
-        tip = sim.model.nodes.tip()
-        return {f"tip_{i + 1}": float(tip[i]) for i in range(3)}
+        t1, t2, t3 = sim.model.nodes.tip().tolist()
+        return {"tip_1": t1, "tip_2": t2, "tip_3": t3}
 
 
 class ConstraintProbe:
@@ -150,13 +150,15 @@ class ReactionProbe:
         for lab in self.labels:
             self.columns.update({f"{lab}_force_{i}": "N" for i in (1, 2, 3)})
             self.columns.update({f"{lab}_moment_{i}": "N m" for i in (1, 2, 3)})
+        #: every support's six column names, in the order of its reaction's entries
+        self._names = [[f"{lab}_{kind}_{i}" for kind in ("force", "moment") for i in (1, 2, 3)]
+                       for lab in self.labels]
 
     def __call__(self, sim, res) -> dict[str, float]:
         out = {}
-        for lab in self.labels:
+        for lab, names in zip(self.labels, self._names, strict=True):
             r = res.reactions[lab] if res is not None else [0.0] * 6
-            out.update({f"{lab}_force_{i + 1}": float(r[i]) for i in range(3)})
-            out.update({f"{lab}_moment_{i + 1}": float(r[3 + i]) for i in range(3)})
+            out.update(zip(names, (float(r[i]) for i in range(6)), strict=True))
         return out
 
 

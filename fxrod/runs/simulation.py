@@ -98,8 +98,10 @@ class Progress:
         self._last = 0.0
 
     def update(self, t: float, h: float, its: int) -> None:
+        if not self.on:
+            return
         now = time.monotonic()
-        if not self.on or (now - self._last < 0.2 and t < self.t_end):
+        if now - self._last < 0.2 and t < self.t_end:
             return
         self._last = now
         frac = min(1.0, t / self.t_end) if self.t_end > 0 else 1.0
@@ -563,6 +565,8 @@ class Simulation:
         """Share a failed write of rank 0 and a received signal with every rank
         (collective); raise the write error after a last-good checkpoint. Returns the
         largest signal number received on any rank (0: none)."""
+        if self.comm.size == 1 and self._io_error is None:
+            return int(signum)          # nothing to share or raise (every step's case)
         flags = np.array([signum, self._io_error is not None], dtype=np.int64)
         if self.comm.size > 1:
             self.comm.Allreduce(MPI.IN_PLACE, flags, op=MPI.MAX)

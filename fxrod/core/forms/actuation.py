@@ -230,6 +230,8 @@ class Actuator:
         except Exception as e:  # noqa: BLE001 - report any failure of the user callable
             raise ParameterError(f"{self.input_name} of {self.label} at t = {t:.6g}", "error",
                                  f"a callable t -> float ({e})") from None
+        if type(v) is float and math.isfinite(v) and not self.sign * v < 0.0:
+            return v           # the checks below pass: skip building their messages
         v = check_finite(f"{self.input_name} of {self.label} at t = {t:.6g}", v)
         self._check_values(np.array([t]), np.array([v]))
         return v

@@ -157,6 +157,8 @@ class Context:
     dq: object = None
     inertia: bool = True
     loads: list = field(default_factory=list)
+    #: ``(mass [kg], point measure)`` of the free bodies' centre nodes (their weight)
+    point_masses: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.vm = (self.q1 - self.q0) / self.h          # (42a), eliminated

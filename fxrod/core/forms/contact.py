@@ -100,6 +100,8 @@ from fxrod.errors import ParameterError, check_nonnegative, check_positive
 OVERLAP_TOL = 1e-10
 #: Contact quadratures: the main Gauss rule, or the P2 nodes (Gauss-Lobatto).
 QUADRATURES = ("gauss", "nodal")
+#: Anisotropic friction laws (:class:`Contact`'s ``friction_law``).
+FRICTION_LAWS = ("elliptic", "componentwise")
 
 
 class Contact(Extension):
@@ -133,6 +135,13 @@ class Contact(Extension):
     quadrature : {"gauss", "nodal"}
         Points where the contact is evaluated: the main 3-point Gauss rule (default) or the
         P2 nodes (Gauss-Lobatto, ``ctx.dx_nodal``); see the module notes.
+    friction_law : {"elliptic", "componentwise"}
+        Anisotropic law: the elliptic (maximum-dissipation) one (default, see the module
+        notes) or the componentwise one of snake models (Hu et al. 2009, PNAS; Gazzola et
+        al. 2018 and PyElastica), ``f_t = -p (mu_a (a . u) a + mu_l (u - (a . u) a))`` with
+        ``u = v_t/sqrt(|v_t|^2 + eps^2)``: each direction's coefficient times the component
+        of the unit sliding direction. The two agree along and across the rod and for
+        ``mu_a = mu_l``.
     """
 
     structures = True
@@ -141,7 +150,8 @@ class Contact(Extension):
                  friction_lateral: float | None = None, v_reg: float = 1e-4,
                  damping: float = 0.0, radius: float | Callable | None = None,
                  name: str = "contact", quadrature: str = "gauss",
-                 friction_backward: float | None = None) -> None:
+                 friction_backward: float | None = None,
+                 friction_law: str = "elliptic") -> None:
         if not isinstance(obstacle, Obstacle):
             raise ParameterError("obstacle", obstacle, "a fxrod.core.obstacles.Obstacle")
         self.obstacle = obstacle
@@ -152,6 +162,10 @@ class Contact(Extension):
         self.mu_b = self.mu_a if friction_backward is None else \
             check_nonnegative("friction_backward", friction_backward)
         self.v_reg = check_positive("v_reg", v_reg)
+        if friction_law not in FRICTION_LAWS:
+            raise ParameterError("friction_law", friction_law,
+                                 " or ".join(map(repr, FRICTION_LAWS)))
+        self.friction_law = friction_law
         self.damping = check_nonnegative("damping", damping)
         if radius is not None and not callable(radius):
             check_nonnegative("radius", radius)
@@ -305,11 +319,17 @@ class Contact(Extension):
         a = ctx.d_e[2] - ufl.dot(ctx.d_e[2], n) * n
         a = a / safe_norm(a)
         va = ufl.dot(a, vt)
-        mua2, mul2 = max(self.mu_a, self.mu_b) ** 2, self.mu_l ** 2
-        eps2 = max(mua2, mul2) * self.v_reg ** 2
+        mua, mul2 = max(self.mu_a, self.mu_b), self.mu_l ** 2
+        eps2 = max(mua ** 2, mul2) * self.v_reg ** 2
         if self.mu_b != self.mu_a:        # forward mu_f = mu_a, backward mu_b
             mean, half = 0.5 * (self.mu_a + self.mu_b), 0.5 * (self.mu_a - self.mu_b)
-            mua2 = (mean + half * va / ufl.sqrt(va * va + self.v_reg ** 2)) ** 2
+            mua = mean + half * va / ufl.sqrt(va * va + self.v_reg ** 2)
+        mua2 = mua ** 2
+        if self.friction_law == "componentwise":    # mu_a u_a a + mu_l u_l, u = v_t/|v_t|
+            Mv = self.mu_l * vt + (mua - self.mu_l) * va * a
+            speed = ufl.sqrt(ufl.dot(vt, vt) + self.v_reg ** 2)
+            self._slip_power = pressure * ufl.dot(vt, Mv) / speed       # >= 0 [W/m]
+            return -pressure * Mv / speed
         M2v = mul2 * vt + (mua2 - mul2) * va * a
         q2 = ufl.dot(vt, M2v)
         self._slip_power = pressure * q2 / ufl.sqrt(q2 + eps2)     # -f_t . v_t >= 0 [W/m]
