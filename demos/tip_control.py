@@ -64,6 +64,9 @@ parser.add_argument("--t-end", type=float, default=3.0, help="end time [s]")
 parser.add_argument("--atol", type=float, default=1e-10, help="Newton's residual tolerance")
 parser.add_argument("--stol", type=float, default=0.0,
                     help="Newton's update tolerance (0: stop on the residual only)")
+parser.add_argument("--jacobian-persists", action="store_true",
+                    help="keep the Jacobian's factorisation across steps (a faster loop; the "
+                         "same tolerances, iterates that differ within them)")
 args = parser.parse_args()
 n_elements, t_end = (4, 0.3) if args.quick else (args.n_elements, args.t_end)
 h = args.h
@@ -74,7 +77,8 @@ U_BIAS = -30.0                      # chamber bias force [N]
 R0, T_HOLD, PERIOD = 0.01, 1.0, 2.0  # target offset [m], hold [s], circle period [s]
 G = (-9.81, 0.0, 0.0)               # gravity [m/s^2]
 # Newton stops on |F|_2 <= atol (stol = 0): the bound of the energy balance below
-settings = SolverSettings(atol=args.atol, stol=args.stol)
+settings = SolverSettings(atol=args.atol, stol=args.stol,
+                          jacobian_persists=args.jacobian_persists)
 
 
 def target_offset(t: float) -> np.ndarray:
