@@ -236,6 +236,7 @@ def cmd_modes(args) -> int:
     from fxrod.errors import check_int_min
     from fxrod.output.tables import prepare_output_dir
     from fxrod.studies.modal_output import CASES, build
+    from fxrod.studies.sweep_plan import is_script
 
     n_modes = check_int_min("n_modes", args.n_modes, 1)
     if args.n_elements is not None:
@@ -343,15 +344,9 @@ def write_mode_outputs(model, stem: str, out: Path, n_modes: int = 6,
 
 
 # ------------------------------------------------------------ user scripts
-def is_script(spec: str) -> bool:
-    """Whether ``spec`` names a function of a Python file, ``path/to/module.py:function``."""
-    path, sep, func = spec.rpartition(":")
-    return bool(sep) and path.endswith(".py") and func.isidentifier()
-
-
 def load_function(spec: str) -> Callable:
     """The function ``function`` of the file ``path/to/module.py`` named by
-    ``spec = "path/to/module.py:function"``.
+    ``spec = "path/to/module.py:function"`` (loaded as sweeps load a user's file).
 
     Raises
     ------
@@ -359,26 +354,14 @@ def load_function(spec: str) -> Callable:
         When the file does not exist, cannot be imported, or has no such function.
     """
     from fxrod.errors import ParameterError
+    from fxrod.studies.sweep_plan import is_script, load_script
 
-    path, _, func = spec.rpartition(":")
     if not is_script(spec):
         raise ParameterError("case", spec, "a case name or path/to/module.py:function")
-    file = Path(path)
-    if not file.is_file():
-        raise ParameterError("case", spec, f"an existing Python file ({file} not found)")
-    import importlib.util
-
-    name = f"fxrod_user_{file.stem}"
-    mod_spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(mod_spec)
-    try:
-        mod_spec.loader.exec_module(module)
-    except Exception as err:  # noqa: BLE001  (the user's code: reported in one line)
-        raise ParameterError("case", spec, f"an importable file ({type(err).__name__}: "
-                             f"{err})") from None
-    fn = getattr(module, func, None)
+    fn = load_script(spec)
     if not callable(fn):
-        raise ParameterError("case", spec, f"a function {func!r} defined in {file}")
+        path, _, func = spec.rpartition(":")
+        raise ParameterError("case", spec, f"a function {func!r} defined in {path}")
     return fn
 
 

@@ -50,30 +50,19 @@ from fxrod.core.forms.drag import MorisonDrag, ResistiveForceDrag
 from fxrod.core.loads import DistributedLoad, Gravity
 from fxrod.core.model import RodModel
 from fxrod.core.obstacles import HalfSpace
-from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.rod import Rod, VaryingSection
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
 from tests.conftest import ROOT
+from tests.rods import LENGTH, SEC, straight_rod
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
 G = 9.81
-LENGTH = 1.0
-SEC = Section.circular(radius=0.01, E=1e8, rho=2000.0, nu=0.3)      # rhoA = 0.628 kg/m
 #: Newton stops on the residual norm only (|F|_2 <= atol), what newton_bound assumes.
 SETTINGS = SolverSettings(atol=1e-12, stol=0.0)
-
-
-def _rod(direction, n_elements: int = 4) -> Rod:
-    e3 = np.asarray(direction, dtype=float)
-    e3 /= np.linalg.norm(e3)
-    d1 = np.cross(e3, (0.0, 1.0, 0.0))
-    if np.linalg.norm(d1) < 0.5:
-        d1 = np.cross(e3, (1.0, 0.0, 0.0))
-    return Rod(SEC, start=(0.0, 0.0, 0.0), end=tuple(LENGTH * e3), d1=tuple(d1),
-               n_elements=n_elements)
 
 
 # ------------------------------------------------------------------ sedimentation
@@ -95,7 +84,7 @@ def test_oblique_sedimentation_terminal_velocity(theta):
     e = np.array([math.sin(th), 0.0, math.cos(th)])
     g = np.array([0.0, 0.0, -G])
     buoy = MorisonDrag(rho_f, diameter, C_dn=0.0, g=g, name="buoyancy")
-    model = RodModel(_rod(e), loads=[Gravity(g)],
+    model = RodModel(straight_rod(e), loads=[Gravity(g)],
                      extensions=[ResistiveForceDrag(c_t, c_n), buoy])
     sim = Simulation(Integrator(model, h, SETTINGS))
     sim.run(n * h)
@@ -169,7 +158,7 @@ def test_curvature_wave_power_port_closes_the_balance(drag):
     h, n = 0.01, 30
     wave = CurvatureWave(4.0, 0.5, frequency=2.0, axis=2, ramp=0.05)
     ext = [wave] + ([ResistiveForceDrag(0.5, 1.0)] if drag else [])
-    model = RodModel(_rod((1.0, 0.0, 0.0), n_elements=8), extensions=ext)
+    model = RodModel(straight_rod((1.0, 0.0, 0.0), n_elements=8), extensions=ext)
     integ = Integrator(model, h, SETTINGS)
     model.ledger.current()
     res, bound, port, diss = [], [], [], []

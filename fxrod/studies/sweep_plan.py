@@ -85,7 +85,7 @@ def is_script(spec: object) -> bool:
     return bool(sep) and path.endswith(".py") and attr.isidentifier()
 
 
-def _load_script(spec: str) -> object:
+def load_script(spec: str) -> object:
     """The attribute ``name`` of the file ``path/to/module.py`` named by ``spec``.
 
     Raises
@@ -130,7 +130,7 @@ def find_case(name: str | Case | Callable) -> Case:
     if isinstance(name, Case):
         return name
     if is_script(name):
-        made = _load_script(name)
+        made = load_script(name)
         if isinstance(made, Case):
             return made
         path, _, attr = name.rpartition(":")
