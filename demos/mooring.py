@@ -48,6 +48,7 @@ from fxrod import (
     Section,
     SolverSettings,
 )
+from fxrod.output.tables import write_columns_json
 
 G = 9.81                  # m/s^2
 RHO_W = 1025.0            # sea water, kg/m^3
@@ -147,12 +148,18 @@ def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
 
 
 def write_csv(run: dict, path: Path) -> None:
-    """The profile: ``s, x, z, tension`` (m, m, m, N)."""
+    """The profile: ``s, x, z, tension`` (m, m, m, N); its units in ``<name>_columns.json``."""
+    cols = {"s": "m", "x": "m", "z": "m", "tension": "N"}
     with open(path, "w", newline="") as fh:
         out = csv.writer(fh)
-        out.writerow(["s", "x", "z", "tension"])
+        out.writerow(list(cols))
         for row in zip(run["s"], run["x"], run["z"], run["tension"], strict=True):
             out.writerow([f"{v:.10g}" for v in row])
+    write_columns_json(path, cols, meanings={
+        "s": "unstretched arc length from the anchor", "x": "horizontal position",
+        "z": "vertical position",
+        "tension": "effective tension: magnitude of the internal force, averaged over the "
+                   "elements at the node"})
 
 
 def elastic_catenary(x_f: float, z_f: float, length: float = LENGTH, w: float = WET_WEIGHT,

@@ -41,6 +41,7 @@ from fxrod import (
     Section,
     SolverSettings,
 )
+from fxrod.output.tables import write_columns_json
 
 LENGTH = 1.0              # m
 C_T, C_N = 1.0, 2.0       # N s/m^2
@@ -148,15 +149,19 @@ def reference_speed(amplitude: float, n_points: int = 400) -> float:
 
 def write_csv(run: dict[str, np.ndarray], path: Path) -> None:
     """``swimmer.csv``: t [s], centre of mass x_1..x_3 [m], swimming speed [m/s] over the
-    last period (empty in the first period)."""
+    last period (empty in the first period); its units in ``swimmer_columns.json``."""
     n = run["steps_per_period"]
+    cols = {"t": "s", "x_1": "m", "x_2": "m", "x_3": "m", "speed": "m/s"}
     with open(path, "w", newline="") as fh:
         out = csv.writer(fh)
-        out.writerow(["t", "x_1", "x_2", "x_3", "speed"])
+        out.writerow(list(cols))
         for i, (t, x) in enumerate(zip(run["t"], run["x"], strict=True)):
             speed = ("" if i < n else
                      f"{np.linalg.norm(x - run['x'][i - n]) / (t - run['t'][i - n]):.10g}")
             out.writerow([f"{t:.10g}", *(f"{c:.10g}" for c in x), speed])
+    write_columns_json(path, cols, meanings={
+        "t": "time", **{f"x_{k}": f"centre of mass, component {k}" for k in (1, 2, 3)},
+        "speed": "swimming speed over the last period (empty in the first period)"})
 
 
 # %%

@@ -53,6 +53,7 @@ from fxrod import (
     actuated_plant,
     lqr_gain,
 )
+from fxrod.output.tables import write_columns_json
 from fxrod.problems.soft_arm import SOFT_ARM, soft_arm_actuation, soft_arm_rod
 
 parser = argparse.ArgumentParser(description="Tip control of the soft arm (LQR on the PH model)")
@@ -197,10 +198,13 @@ print(f"{(len(sim.rows) - 1) / wall:.0f} steps per second of wall time "
 t = sim.column("t")
 tip = np.column_stack([sim.column(f"tip_{k}") for k in (1, 2, 3)])
 target = tip_eq + np.array([target_offset(ti) for ti in t])
+columns = {"t": "s", **{f"{c}_{k}": "m" for c in ("tip", "target") for k in (1, 2, 3)}}
 with open(out / "tip_control.csv", "w", newline="") as fh:
     w = csv.writer(fh)
-    w.writerow(["t", "tip_1", "tip_2", "tip_3", "target_1", "target_2", "target_3"])
+    w.writerow(list(columns))
     w.writerows(np.column_stack([t, tip, target]).tolist())
+write_columns_json(out / "tip_control.csv", columns, meanings={
+    **{f"target_{k}": f"target of the tip, component {k}" for k in (1, 2, 3)}})
 error = np.linalg.norm(tip - target, axis=1)
 residual = np.abs(sim.column("energy_residual")[1:])
 ratio = np.max(residual / (settings.atol * np.array(efforts)))

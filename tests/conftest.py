@@ -64,6 +64,31 @@ def assert_picture(path, min_size=(200, 150), min_colours: int = 20) -> tuple[in
     return w, h
 
 
+def assert_units_files(directory, at_least: int = 1) -> list[Path]:
+    """Every CSV under ``directory`` (recursively) has its units file ``X_columns.json``
+    beside it (:func:`fxrod.output.tables.write_columns_json`) naming exactly the CSV
+    header's columns, in order, each with a non-empty unit string (``"-"``: dimensionless)
+    and a meaning; at least ``at_least`` CSVs. Returns the CSVs checked."""
+    import csv
+    import json
+
+    from fxrod.output.tables import columns_json_path
+
+    found = sorted(Path(directory).rglob("*.csv"))
+    assert len(found) >= at_least, (directory, found)
+    for path in found:
+        side = columns_json_path(path)
+        assert side.is_file(), f"{path.name}: no units file {side.name}"
+        with open(path, newline="") as fh:
+            header = next(csv.reader(fh))
+        doc = json.loads(side.read_text())
+        assert list(doc["units"]) == header, (path.name, list(doc["units"]), header)
+        bad = [c for c, u in doc["units"].items() if not (isinstance(u, str) and u.strip())]
+        assert not bad, f"{path.name}: columns without a unit {bad}"
+        assert set(doc.get("meanings", {})) == set(header), path.name
+    return found
+
+
 def newton_iterates(make, h: float, steps: int, **settings):
     """Every Newton iterate (SNES monitor) of ``steps`` steps of the model ``make()`` with
     step ``h`` and :class:`fxrod.solvers.settings.SolverSettings` ``settings``: ``(iterates stacked,

@@ -14,7 +14,7 @@ import pytest
 
 from fxrod.output.tables import read_csv
 from fxrod.studies.cases import CASES
-from tests.conftest import assert_picture
+from tests.conftest import assert_picture, assert_units_files
 
 DEMO = Path(__file__).resolve().parents[1] / "demos" / "ancf_graded_cantilever.py"
 FIGURES = ["ancf_graded_cantilever.png", "ancf_graded_cantilever_tip.png",
@@ -37,6 +37,7 @@ def _check_outputs(out: Path) -> None:
     series = read_csv(out / "ancf_graded_cantilever_release.csv")
     assert set(np.unique(series["lam"])) == {0.0, 0.3, 0.6}
     assert np.all(np.isfinite(series["tip_2"])) and series["tip_2"].min() < -1e-3
+    assert_units_files(out, at_least=2)
     for name in FIGURES:
         assert_picture(out / name)
 

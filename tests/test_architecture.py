@@ -117,8 +117,9 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.viz": (9, "pictures: pyvista snapshots and animations, matplotlib series"),
     # -- studies
     "fxrod.studies": (10, "studies over ready problems"),
-    "fxrod.studies.cases": (10, "the case registry used by demos, the command line, tests "
-                                "and benchmarks"),
+    "fxrod.studies.cases": (10, "the case registry: the demos that define a case, read from "
+                                "the source tree's `demos/`, and the cases still built here; "
+                                "used by the command line, tests, sweeps and benchmarks"),
     "fxrod.studies.sweep": (10, "parameter sweeps over a case"),
     "fxrod.studies.sweep_plan": (10, "the points of a sweep (grid, zip, random)"),
     "fxrod.studies.sweep_plot": (10, "a sweep's quantity against its parameters"),

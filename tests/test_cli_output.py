@@ -12,7 +12,7 @@ import pytest
 import fxrod
 from fxrod.cli import build_parser
 from fxrod.output.tables import read_csv
-from tests.conftest import ROOT, assert_picture
+from tests.conftest import ROOT, assert_picture, assert_units_files
 
 
 def fxrod_cli(*args, check=True):
@@ -41,6 +41,7 @@ def test_run_writes_csv_png_gif_paraview(fs_out):
         assert im.format == "GIF" and im.n_frames > 10
     d = read_csv(fs_out / "flying_spaghetti.csv")
     assert d["t"][-1] == pytest.approx(5.0)
+    assert_units_files(fs_out)
 
 
 def test_paraview_series_matches_solver_state(fs_out):
@@ -98,6 +99,7 @@ def test_plot_shows_port_work_with_units(tmp_path):
     from fxrod.viz import timeseries_figure
 
     CASES["soft-arm"].run(tmp_path, quick=True, pictures=False)
+    assert_units_files(tmp_path)
     csv = tmp_path / "soft_arm_circle.csv"
     d = read_csv(csv)
     fig = timeseries_figure(csv)

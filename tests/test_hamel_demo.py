@@ -8,7 +8,7 @@ import pytest
 from fxrod.output.tables import read_csv
 from fxrod.studies.cases import CASES
 from fxrod.studies.cases.hamel_free_beam import JD0_THEORY
-from tests.conftest import assert_picture, run_mpi
+from tests.conftest import assert_picture, assert_units_files, run_mpi
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +30,7 @@ def test_demo_csv_and_pictures(serial_out):
     lead = np.column_stack([d[f"J_{k}"] for k in (1, 2, 3)] + [d[f"p_{k}"] for k in (1, 2, 3)])
     assert 1e-3 < np.abs(lead - Jd[0]).max() < 1e-2  # O(h) leading term (theory §H7: 5.1e-3)
     np.testing.assert_allclose(d["tip_2"][0], 1.0)
+    assert_units_files(serial_out)
     for suffix in ("", "_angular", "_linear", "_deviation"):
         assert_picture(serial_out / f"hamel_free_beam{suffix}.png")
 

@@ -56,7 +56,7 @@ from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
-from tests.conftest import ROOT
+from tests.conftest import ROOT, assert_units_files
 from tests.rods import LENGTH, SEC, straight_rod
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
@@ -271,6 +271,7 @@ def test_swimmer_speed_against_resistive_force_theory(tmp_path):
     assert np.allclose(rows["x_1"], run["x"][:, 0], rtol=1e-9, atol=1e-12)
     assert rows["speed"][-1] == pytest.approx(
         np.linalg.norm(run["x"][-1] - run["x"][-41]), rel=1e-8)
+    assert_units_files(tmp_path)
 
 
 # ------------------------------------------------------------------ snake friction
@@ -447,7 +448,7 @@ def test_snake_moves_forward_and_the_ledger_closes(tmp_path):
     rows = np.genfromtxt(path, delimiter=",", names=True)
     assert list(rows.dtype.names)[:5] == ["t", "com_1", "com_2", "com_3", "speed"]
     assert np.allclose(rows["com_1"], run["x"][:, 0], rtol=1e-9, atol=1e-12)
-    assert (tmp_path / "snake_columns.json").exists()
+    assert_units_files(tmp_path)
 
 
 def test_friction_law_bad_input_is_one_line():

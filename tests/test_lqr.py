@@ -44,6 +44,7 @@ from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from tests.conftest import assert_units_files
 from tests.roundoff import effort_norm, newton_bound, roundoff
 
 L, RADIUS, OFFSET, T_BIAS = 0.2, 0.01, 0.008, 2.0
@@ -176,6 +177,7 @@ def test_tip_control_demo_quick(tmp_path, monkeypatch):
     with open(tmp_path / "tip_control.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     assert rows[0] == ["t", "tip_1", "tip_2", "tip_3", "target_1", "target_2", "target_3"]
+    assert_units_files(tmp_path, at_least=2)     # tip_control.csv, tip_control_run.csv
     data = np.array(rows[1:], dtype=float)
     assert data.shape == (31, 7)
     err = np.linalg.norm(data[:, 1:4] - data[:, 4:7], axis=1)

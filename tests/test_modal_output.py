@@ -10,7 +10,7 @@ from fxrod.errors import ParameterError
 from fxrod.output.tables import read_csv
 from fxrod.problems.paper import cantilever_vibration_section
 from fxrod.studies.modal_output import COLUMNS, write_modes
-from tests.conftest import assert_picture, run_mpi
+from tests.conftest import assert_picture, assert_units_files, run_mpi
 from tests.test_cli_output import fxrod_cli
 
 
@@ -18,6 +18,7 @@ def test_cli_cantilever_csv(tmp_path):
     """Ex. 6.2 Kirchhoff cantilever (L = 1 m, n_e 8): omega_1 = 1.8751^2 sqrt(EI/rhoA)
     within 1e-4 (rotary inertia (beta r)^2 ~ 1e-5, discretisation 6e-6), twice."""
     fxrod_cli("modes", "cantilever-vibration", "--out", str(tmp_path), "--no-pictures")
+    assert_units_files(tmp_path, at_least=2)     # _modes.csv, _mode_table.csv
     d = read_csv(tmp_path / "cantilever_vibration_modes.csv")
     assert list(d) == COLUMNS
     sec = cantilever_vibration_section()

@@ -47,7 +47,7 @@ from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
-from tests.conftest import ROOT
+from tests.conftest import ROOT, assert_units_files
 from tests.roundoff import EPS, ROUNDOFF_C, roundoff
 
 sys.path.insert(0, str(ROOT / "demos"))
@@ -177,6 +177,7 @@ def test_mooring_line_is_the_elastic_catenary(tmp_path):
     assert rows.dtype.names == ("s", "x", "z", "tension")
     assert rows["tension"][0] == pytest.approx(run["H"], rel=tol_HV[0] / H)
     assert rows["tension"][-1] == pytest.approx(math.hypot(*F), rel=tol_HV.sum() / H)
+    assert_units_files(tmp_path)
 
 
 # ------------------------------------------------------------------ PH export

@@ -11,7 +11,7 @@ from fxrod.output.tables import read_csv
 from fxrod.problems.soft_arm import SOFT_ARM
 from fxrod.studies.cases import CASES
 from tests.claims import assert_claim, assert_printed
-from tests.conftest import assert_picture
+from tests.conftest import assert_picture, assert_units_files
 from tests.test_actuation import DATA
 
 CASE = CASES["optimal-actuation"]
@@ -40,6 +40,7 @@ def test_quick(tmp_path, ref_dir):
     inputs = read_csv(tmp_path / "optimal_actuation_inputs.csv")
     assert np.all(inputs["tau_1"] <= 0.0) and len(inputs["t"]) == 6
     assert_picture(tmp_path / "optimal_actuation.png")
+    assert_units_files(tmp_path, at_least=3)     # iterations, inputs, the recorded run
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from fxrod.output.tables import STATIC_OMITTED, LoadParameter, columns_json_path
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.viz import timeseries_figure
+from tests.conftest import assert_units_files
 
 #: Steel cantilever, L = 1 m, r = 10 mm (SI).
 L, R, E, RHO, NU = 1.0, 0.01, 210e9, 7850.0, 0.3
@@ -114,6 +115,8 @@ def test_case_names_its_load_parameter(tmp_path):
     from fxrod.studies.cases.bend45 import LOAD
 
     CASES["bend45"].run(tmp_path, quick=True, pictures=False)
+    checked = assert_units_files(tmp_path, at_least=3)   # bend45, _steps, _internal_forces
+    assert (tmp_path / "bend45.csv") in checked
     csv = tmp_path / "bend45_steps.csv"
     assert "energy_residual" not in read_csv(csv) and "kinetic" not in read_csv(csv)
     fig = timeseries_figure(csv)

@@ -23,7 +23,7 @@ from fxrod.studies.cases import CASES, Case, Option, Result
 from fxrod.studies.sweep import read_record, run_sweep
 from fxrod.studies.sweep_plan import make_plan
 from fxrod.studies.sweep_plot import plot_sweep, read_table
-from tests.conftest import ROOT, assert_picture, mpirun_cmd, run_mpi
+from tests.conftest import ROOT, assert_picture, assert_units_files, mpirun_cmd, run_mpi
 
 CASE = "cantilever-vibration"
 #: A short point: 10 steps of 1 ms on 4 elements.
@@ -145,6 +145,7 @@ def test_serial_sweep_records_failure_and_goes_on(tmp_path):
     assert res.rows[0]["H"] / res.rows[2]["H"] == pytest.approx(0.25, rel=1e-3)
     for i in (0, 2):
         assert (tmp_path / f"case_{i:04d}" / "cantilever_vibration.csv").is_file()
+    assert_units_files(tmp_path, at_least=3)     # the table and the points' CSVs
     table = read_table(res.table)
     assert table[1]["status"] == "failed" and "DIVERGED" in table[1]["reason"]
     assert table[0]["ranks"] == "0-0" and float(table[0]["wall_time"]) > 0

@@ -26,7 +26,7 @@ from fxrod.studies.cases import flying_spaghetti as fs
 from fxrod.studies.sweep import read_record, run_sweep
 from fxrod.studies.sweep_plan import make_plan
 from fxrod.studies.sweep_plot import read_table
-from tests.conftest import run_mpi
+from tests.conftest import assert_units_files, run_mpi
 
 CASE = "flying-spaghetti"
 #: A short point: 10 steps of 0.1 s on 4 elements.
@@ -78,6 +78,7 @@ def test_ensemble_sweep_equals_plain_sweep(tmp_path):
     for r in recs:
         assert r["wall_time"] == pytest.approx(r["batch_wall_time"] / len(r["batch"]))
         assert r["values"]["load_scale"] == r["params"]["load_scale"]
+    assert_units_files(tmp_path / "ens", at_least=6)    # the table, the members' CSVs
     # each point's CSV: the per-member columns, t = 0 .. 1 in 11 rows, last row = summary
     for i, r in enumerate(recs):
         csv = read_csv(tmp_path / "ens" / f"case_{i:04d}" / "flying_spaghetti.csv")

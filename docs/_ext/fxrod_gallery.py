@@ -18,6 +18,7 @@ gallery keeps working when the demos move their docstrings into Markdown cells.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,9 +173,10 @@ def demo_page(root: Path, srcdir: Path, script: Path, case) -> str:
     lines += ["```", ""]
     if case is not None:
         lines += _options_table(case) + [""]
-        mod_doc = (case.runner.__module__ and __import__(case.runner.__module__,
-                                                         fromlist=["_"]).__doc__) or ""
-        _, case_text = _title_and_intro(mod_doc, stem)
+        module = importlib.import_module(case.runner.__module__)
+        # a demo that is its own case says it all in its cells
+        own = Path(module.__file__).resolve() == script.resolve()
+        _, case_text = _title_and_intro("" if own else (module.__doc__ or ""), stem)
         if case_text:
             lines += ["## What the case computes and reports", "",
                       f"```{{py:currentmodule}} {case.runner.__module__}", "```", "",

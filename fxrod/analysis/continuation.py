@@ -741,7 +741,17 @@ class Continuation:
 
     def write_csv(self, path) -> None:
         """Write the path (rank 0) with :meth:`columns`."""
-        with CSVWriter(path, self.columns(), comm=self.model.comm) as w:
+        cols = self.columns()
+        units = {c: "m" if c in ("arc_length",) or c.rsplit("_", 1)[-1] in ("u1", "u2", "u3")
+                 else "-" for c in cols}
+        meanings = {"lambda": "load factor of the point",
+                    "arc_length": "accumulated arc length of the path",
+                    "index": "stability index (0: stable)",
+                    "event": "0 regular point, 1 located limit point, 2 located bifurcation",
+                    "newton_its": "Newton iterations of the step",
+                    **{f"{k}_u{i}": f"displacement of the point {k} from the start, "
+                       f"component {i}" for k in self.points for i in (1, 2, 3)}}
+        with CSVWriter(path, cols, comm=self.model.comm, units=units, meanings=meanings) as w:
             for r in self.rows():
                 w.write(r)
 

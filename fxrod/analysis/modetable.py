@@ -54,6 +54,13 @@ RIGID_TOL = 1e-6
 #: strain energy fractions [-].
 COLUMNS: tuple[str, ...] = ("mode", "frequency", "omega", "type",
                             *(f"{t}_fraction" for t in TYPES))
+#: Their units and meanings (``<case>_mode_table_columns.json``).
+UNITS: dict[str, str] = {"mode": "-", "frequency": "Hz", "omega": "rad/s", "type": "-",
+                         **{f"{t}_fraction": "-" for t in TYPES}}
+MEANINGS: dict[str, str] = {
+    "mode": "mode number, ascending frequency", "frequency": "f = omega / 2 pi",
+    "omega": "circular frequency", "type": "rigid, bending, torsion, axial or shear",
+    **{f"{t}_fraction": f"share of the modal strain energy in {t}" for t in TYPES}}
 
 
 @dataclass
@@ -103,7 +110,7 @@ class ModeTable:
 
     def write_csv(self, path: str | Path, comm=None) -> Path:
         """Write the table (:data:`COLUMNS`) to ``path`` (rank 0 of ``comm``)."""
-        with CSVWriter(path, COLUMNS, comm) as w:
+        with CSVWriter(path, COLUMNS, comm, units=UNITS, meanings=MEANINGS) as w:
             for r in self.rows():
                 w.write(r)
         return Path(path)

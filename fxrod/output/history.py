@@ -81,7 +81,8 @@ class History:
         return len(self.rows)
 
     def write_csv(self, path: str | os.PathLike, comm=None,
-                  columns: Sequence[str] | None = None) -> None:
+                  columns: Sequence[str] | None = None,
+                  units: Mapping[str, str] | None = None) -> None:
         """Write the rows to a CSV file through :class:`fxrod.output.tables.CSVWriter`.
 
         Parameters
@@ -93,12 +94,16 @@ class History:
         columns : sequence of str, optional
             Columns to write, in this order (default :attr:`columns`); missing values are
             written empty.
+        units : mapping of str to str, optional
+            SI unit of every written column: the units file ``X_columns.json`` beside
+            ``X.csv`` (:func:`fxrod.output.tables.write_columns_json`).
 
         Raises
         ------
         fxrod.output.tables.NonFiniteError
             If a value to be written is NaN or Inf (the rows before it are written).
         """
-        with CSVWriter(path, self.columns if columns is None else columns, comm) as writer:
+        with CSVWriter(path, self.columns if columns is None else columns, comm,
+                       units=units) as writer:
             for row in self.rows:
                 writer.write(row)

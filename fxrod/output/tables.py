@@ -1,7 +1,9 @@
 """Time-series output shared by all formulations.
 
 The CSV contract (docs/output.md): one header row, one row per stored
-time, comma separated. Only MPI rank 0 writes; every row is flushed as it is written so that
+time, comma separated; the units and meanings of the columns in the units file
+``X_columns.json`` beside ``X.csv`` (:func:`write_columns_json`), never in the column names.
+Only MPI rank 0 writes; every row is flushed as it is written so that
 an interrupted run leaves a readable file. A row with NaN or Inf is refused with an error
 naming the column, so no silent garbage reaches the file. A row that cannot be written (disk
 full, file removed, handle error) raises :class:`fxrod.errors.OutputError` and is cut off
@@ -76,24 +78,115 @@ class LoadParameter:
         return f"{self.name} [{self.unit}]"
 
 
+#: One-line meaning of the columns fxrod writes under the same name in several CSVs
+#: (docs/output.md); a CSV's own columns get theirs from its writer (``meanings=``).
+#: ``_1.._3``-suffixed names are looked up without the suffix, and a support's reaction
+#: ``<support>_force_k`` / ``<support>_moment_k`` by its kind (:func:`column_meaning`).
+MEANINGS: dict[str, str] = {
+    "t": "time (load factor in a quasi-static run)",
+    "kinetic": "kinetic energy 1/2 v.M v at t",
+    "strain_energy": "stored elastic energy at t",
+    "strain_energy_displacement": "stored energy from the displacement-based strains",
+    "H": "Hamiltonian: kinetic plus stored energy at t",
+    "external_work": "work of the loads since t = 0",
+    "port_work": "work supplied through actuator ports since t = 0",
+    "support_work": "work done by moving supports since t = 0",
+    "dissipated": "energy dissipated since t = 0",
+    "energy_residual": "energy balance of the step ending at t (0 in the first row)",
+    "p": "linear momentum, component k",
+    "J": "angular momentum about the origin, component k",
+    "com": "centre of the centreline, component k",
+    "tip": "centreline position at s = L, component k",
+    "constraint_max": "largest nodal orthonormality residual of the directors",
+    "newton_its": "Newton iterations of the step ending at t",
+    "h": "size of the step ending at t (0 in the first row)",
+    "tau": "force of chamber k",
+    "tension": "tendon tension",
+    "tip_exact": "tip of the closed-form static solution, component k",
+    "force": "reaction force of the support on the rod, component k (step average)",
+    "moment": "reaction moment of the support on the rod, component k (step average)",
+    "twist_turns": "turns of the clamp at s = 0 about e3",
+    "torque": "axial moment the clamp applies at s = 0 (step average)",
+    "end_force": "tension carried into the clamp at s = 0 (step average)",
+    "min_distance": "smallest distance between centreline nodes farther apart than 4r",
+    "contact_energy": "penalty energy of the rod-rod contact at t",
+    "Jd": "discrete momentum map of the Hamel lattice, component k (1-3 angular, 4-6 linear)",
+    "Jmid": "momentum map of the midpoint rule, component k (1-3 angular, 4-6 linear)",
+}
+
+#: Meanings of the columns of a named probe, ``<name>_<suffix>`` (contact probes,
+#: docs/output.md); ``_k``: component k.
+SUFFIX_MEANINGS: dict[str, str] = {
+    "normal_force": "penalty line pressure integrated along the rod",
+    "force_k": "normal contact force on the rod, summed along it, component k",
+    "gap_min": "smallest gap at the quadrature points (negative: penetration)",
+    "contact_length": "length of rod in contact",
+    "total_force_k": "resultant of the nodal contact forces of the step, component k",
+    "nodes_sticking": "P2 nodes in contact that stick",
+    "nodes_sliding": "P2 nodes in contact that slide",
+    "min_gap": "smallest node-pair gap |x_a - x_b| - 2r",
+    "force": "magnitude of the resultant rod-rod contact force",
+    "pairs": "node pairs in contact",
+}
+
+
+def _support(label: str) -> bool:
+    """Whether ``label`` names a support (``clamp_0``, ``pin_L``, ``hinge_2``: an end)."""
+    end = label.rpartition("_")[2]
+    return end == "L" or end.isdigit()
+
+
+def column_meaning(name: str) -> str:
+    """:data:`MEANINGS` of a column: its name, else the name without a ``_1.._9`` suffix,
+    else a support's reaction ``<support>_force_k``, else a probe's column
+    ``<name>_<suffix>`` (:data:`SUFFIX_MEANINGS`, the longest suffix first), "component
+    k" (or "chamber k") naming the component; "" when none is known."""
+    if name in MEANINGS:
+        return MEANINGS[name]
+    stem, _, k = name.rpartition("_")
+    if not (stem and k.isdigit()):
+        key, k = name, ""
+    else:
+        label, _, kind = stem.rpartition("_")
+        key = (stem if stem in MEANINGS else kind if kind in ("force", "moment")
+               and _support(label) else stem + "_k")
+    text = MEANINGS.get(key, "")
+    for suffix in sorted(SUFFIX_MEANINGS, key=len, reverse=True):
+        if text:
+            break
+        if key.endswith("_" + suffix):
+            text = SUFFIX_MEANINGS[suffix]
+    return text.replace("component k", f"component {k}").replace("chamber k", f"chamber {k}") \
+        if k else text
+
+
 def columns_json_path(csv_path: str | os.PathLike) -> Path:
-    """``X_columns.json`` beside ``X.csv``: the units of the columns and the meaning of
-    ``t`` (written by :class:`fxrod.runs.simulation.Simulation` for quasi-static runs)."""
+    """``X_columns.json`` beside ``X.csv``: the units and meanings of its columns (and, for
+    a quasi-static run, the meaning of ``t``)."""
     p = Path(csv_path)
     return p.with_name(f"{p.stem}_columns.json")
 
 
 def write_columns_json(csv_path: str | os.PathLike, units: Mapping[str, str],
-                       load: LoadParameter | None) -> Path:
-    """Write :func:`columns_json_path`: ``{"quasistatic": bool, "units": {column: unit},
-    "load": {"name", "unit", "per_t"} or null}``; returns the path."""
+                       load: LoadParameter | None = None,
+                       meanings: Mapping[str, str] | None = None) -> Path:
+    """Write :func:`columns_json_path`, the units file of every CSV fxrod writes:
+    ``{"quasistatic": bool, "units": {column: unit}, "meanings": {column: text},
+    "load": {"name", "unit", "per_t"} or null}``; returns the path.
+
+    ``units`` names every column of the CSV, in its order, with its SI unit (``"-"``:
+    dimensionless or a count; the column names themselves carry no unit). ``meanings``
+    gives one line per column; a column it leaves out gets :func:`column_meaning`.
+    ``quasistatic`` is true when ``load`` (what ``t`` stands for) is given."""
     import json
 
     path = columns_json_path(csv_path)
+    meanings = {} if meanings is None else meanings
     doc = {"quasistatic": load is not None, "units": dict(units),
+           "meanings": {c: meanings.get(c) or column_meaning(c) for c in units},
            "load": None if load is None else {"name": load.name, "unit": load.unit,
                                               "per_t": float(load.per_t)}}
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return path
 
 
@@ -155,11 +248,22 @@ class CSVWriter:
         Only its rank 0 writes.
     append : bool
         Continue an existing file (restart): the header is not written again.
+    units : mapping of str to str, optional
+        SI unit of every column (``"-"``: dimensionless): written with ``meanings`` to
+        the units file ``X_columns.json`` beside ``X.csv`` (:func:`write_columns_json`,
+        rank 0).
+    meanings : mapping of str to str, optional
+        One line per column for the units file.
     """
 
-    def __init__(self, path, columns: Sequence[str], comm=None, append: bool = False) -> None:
+    def __init__(self, path, columns: Sequence[str], comm=None, append: bool = False,
+                 units: Mapping[str, str] | None = None,
+                 meanings: Mapping[str, str] | None = None) -> None:
         self.path = Path(path)
         self.columns = list(columns)
+        if units is not None and set(units) != set(self.columns):
+            raise ValueError(f"{self.path.name}: units for {sorted(set(units))}, columns "
+                             f"{self.columns}")
         self._active = comm is None or comm.rank == 0
         self._fh = None
         self._good = 0       # bytes of the file up to its last complete row
@@ -172,6 +276,9 @@ class CSVWriter:
                 self._good = self._fh.tell()
                 if not (append and exists):
                     self._put(self.columns)
+                if units is not None:
+                    write_columns_json(self.path, {c: units[c] for c in self.columns},
+                                       meanings=meanings)
             except OSError as e:
                 self._fail(e)
 

@@ -123,20 +123,3 @@ def bend45(n_elements: int = 8, h: float = 30.0, comm=None) -> Problem:
     load = EndLoad("L", force=lambda t: t * np.array([0.0, 0.0, 1.0]))
     model = RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True)
     return Problem(model, h, 600.0, SolverSettings(adaptive=True))
-
-
-def helix_spring(n_elements: int = 40, force: float = 50.0, turns: float = 5.0,
-                 h: float = 0.1, comm=None) -> Problem:
-    """A steel helical spring (coil radius 10 mm, pitch 4 mm, wire radius 1 mm) clamped at
-    s = 0 and pulled along its axis through the coil centre by ``t * force`` [N], t in
-    [0, 1] (quasi-static); the linear spring rate is Castigliano's formula (theory §1.3)."""
-    from fxrod.core.geometry import Helix
-
-    sec = Section.circular(radius=1e-3, E=2e11, rho=7850.0, nu=0.3, shear_factor=0.9)
-    rod = Rod(sec, curve=Helix(0.01, 0.004, turns), n_elements=n_elements)
-    q_end = rod.initial_configuration([rod.length])[0]
-    arm = np.array([-q_end[0], -q_end[1], 0.0])       # from the wire end to the coil axis
-    F = np.array([0.0, 0.0, float(force)])
-    load = EndLoad("L", force=lambda t: t * F, moment=lambda t: t * np.cross(arm, F))
-    model = RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True)
-    return Problem(model, h, 1.0, SolverSettings(adaptive=True))

@@ -35,6 +35,14 @@ COLUMNS: dict[str, str] = {"t": "s", "H": "J",
                            **{f"J_{i}": "kg m^2/s" for i in (1, 2, 3)},
                            **{f"tip_{i}": "m" for i in (1, 2, 3)},
                            "newton_its": "-"}
+#: Their meanings (``<name>_columns.json``).
+MEANINGS: dict[str, str] = {
+    "t": "time", "H": "the member's kinetic plus stored elastic energy",
+    **{f"p_{i}": f"the member's linear momentum, component {i}" for i in (1, 2, 3)},
+    **{f"J_{i}": f"the member's angular momentum about the origin, component {i}"
+       for i in (1, 2, 3)},
+    **{f"tip_{i}": f"the member's centreline at s = L, component {i}" for i in (1, 2, 3)},
+    "newton_its": "Newton iterations of the ensemble's joint step"}
 
 
 class EnsembleRun:
@@ -131,7 +139,8 @@ class EnsembleRun:
         for out, rows in zip(self.outs, self.rows, strict=True):
             if out is None:
                 continue
-            with CSVWriter(Path(out) / f"{self.name}.csv", list(COLUMNS)) as w:
+            with CSVWriter(Path(out) / f"{self.name}.csv", list(COLUMNS), units=COLUMNS,
+                           meanings=MEANINGS) as w:
                 for r in rows:
                     w.write(r)
 

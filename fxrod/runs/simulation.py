@@ -52,6 +52,18 @@ from fxrod.solvers.stepper import CompanionStepper, split_state
 #: time [s], arc length [m], element index, material N [N], M [N m], spatial n [N], m [N m].
 INTERNAL_FORCE_COLUMNS = ("t", "s", "element", "N_1", "N_2", "N_3", "M_1", "M_2", "M_3",
                           "n_1", "n_2", "n_3", "m_1", "m_2", "m_3")
+#: Their units and meanings (``DIR/<name>_internal_forces_columns.json``).
+INTERNAL_FORCE_UNITS = {"t": "s", "s": "m", "element": "-",
+                        **{f"{k}_{i}": "N" if k in "Nn" else "N m"
+                           for k in "NMnm" for i in (1, 2, 3)}}
+INTERNAL_FORCE_MEANINGS = {
+    "t": "snapshot time", "s": "arc length of the element end", "element": "element index",
+    **{f"N_{i}": f"material force component {i} (1, 2 shear, 3 axial)" for i in (1, 2, 3)},
+    **{f"M_{i}": f"material moment component {i} (1, 2 bending, 3 torsion)"
+       for i in (1, 2, 3)},
+    **{f"n_{i}": f"spatial force n = R N on [0, s] by the part beyond s, component {i}"
+       for i in (1, 2, 3)},
+    **{f"m_{i}": f"spatial moment m = R M, component {i}" for i in (1, 2, 3)}}
 
 
 
@@ -345,9 +357,10 @@ class Simulation:
                 self._resume_files(csv_path, resumed_step)
             self.csv = self._rank0(lambda: CSVWriter(csv_path, self.columns, self.comm,
                                                      append=resumed_step is not None))
-            if static:    # rank 0 writes; a failure is raised on every rank
-                self._rank0(lambda: None if self.comm.rank else write_columns_json(
-                    csv_path, {c: self.units[c] for c in self.columns}, self.load))
+            # the units file (rank 0 writes; a failure is raised on every rank)
+            self._rank0(lambda: None if self.comm.rank else write_columns_json(
+                csv_path, {c: self.units[c] for c in self.columns},
+                self.load))
             if self.paraview_every > 0:
                 self.pvd = self._rank0(lambda: PVDWriter(
                     self.out_dir, name, active=self.comm.rank == 0,
@@ -601,6 +614,7 @@ class Simulation:
         with open(path, "w" if new else "a") as fh:
             if new:
                 fh.write(",".join(INTERNAL_FORCE_COLUMNS) + "\n")
+                write_columns_json(path, INTERNAL_FORCE_UNITS, meanings=INTERNAL_FORCE_MEANINGS)
             np.savetxt(fh, table, delimiter=",", fmt="%.17g")
         self._internal_written = True
 

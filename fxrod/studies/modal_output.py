@@ -28,10 +28,28 @@ from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
 from fxrod.problems.soft_arm import SOFT_ARM, chamber_forces, soft_arm_actuation, soft_arm_rod
 from fxrod.runs.integrators import Integrator
 
-#: Columns of ``<case>_modes.csv`` (units in docs/output.md).
+#: Columns of ``<case>_modes.csv`` (docs/output.md).
 COLUMNS = (["mode", "omega", "frequency", "modal_mass"]
            + [f"participation_{d}" for d in DIRECTIONS]
            + [f"effective_mass_{d}" for d in DIRECTIONS])
+#: Their units (``<case>_modes_columns.json``): the modal mass and the rotational
+#: participation are those of a shape scaled to a largest nodal displacement of 1 m.
+UNITS = {"mode": "-", "omega": "rad/s", "frequency": "Hz", "modal_mass": "kg",
+         **{f"participation_{d}": "rad/m" if d.startswith("r") else "-" for d in DIRECTIONS},
+         **{f"effective_mass_{d}": "kg m^2" if d.startswith("r") else "kg" for d in DIRECTIONS}}
+#: Their meanings.
+MEANINGS = {
+    "mode": "mode number, ascending frequency (rigid-body modes first)",
+    "omega": "circular frequency", "frequency": "omega / 2 pi",
+    "modal_mass": "generalised mass of the shape scaled to 1 m (kg m^2 for a shape "
+                  "without displacement, scaled to 1 rad)",
+    **{f"participation_{d}": (f"participation factor of the unit rotation about {d[-1]} "
+                              f"(- for a rotation-scaled shape)" if d.startswith("r") else
+                              f"participation factor of the unit translation along {d}")
+       for d in DIRECTIONS},
+    **{f"effective_mass_{d}": (f"effective rotary inertia about the {d[-1]} axis through "
+                               f"the origin" if d.startswith("r") else
+                               f"effective modal mass along {d}") for d in DIRECTIONS}}
 
 
 def _static(model: RodModel, steps: int) -> RodModel:
@@ -99,7 +117,7 @@ def gathered(model: RodModel, nodal: np.ndarray) -> np.ndarray | None:
 
 def write_table(m: Modes, path: Path, comm) -> Path:
     """``<case>_modes.csv``: one row per mode (:data:`COLUMNS`)."""
-    with CSVWriter(path, COLUMNS, comm) as w:
+    with CSVWriter(path, COLUMNS, comm, units=UNITS, meanings=MEANINGS) as w:
         for i in range(m.omega.size):
             row = {"mode": i + 1, "omega": float(m.omega[i]), "frequency": float(m.frequency[i]),
                    "modal_mass": float(m.modal_mass[i])}

@@ -295,6 +295,33 @@ def batches(todo: list[int], size: int, n_groups: int) -> list[list[int]]:
     return [todo[i:i + b] for i in range(0, len(todo), b)]
 
 
+def _point_units(out: Path, n_points: int) -> dict[str, str]:
+    """Units of the columns the first point with CSVs declares (their ``_columns.json``):
+    the units of the summary keys named like a column (``H``, ``tip_1``, ...); the others
+    are "?" in the table's units file (a case names their units only in its module's text)."""
+    units: dict[str, str] = {}
+    for i in range(n_points):
+        for j in sorted(case_dir(out, i).glob("*_columns.json")):
+            try:
+                doc = json.loads(j.read_text())
+                for k, u in doc["units"].items():
+                    units.setdefault(k, u)
+            except (OSError, ValueError, KeyError, AttributeError):
+                continue
+        if units:
+            break
+    return units
+
+
+def _unit_of(key: str, units: dict[str, str]) -> str:
+    """Unit of a summary key: that of the column of its name, or of ``max_<column>`` /
+    ``min_<column>``'s column; "?" if none."""
+    for name in (key, key.removeprefix("max_"), key.removeprefix("min_")):
+        if name in units:
+            return units[name]
+    return "?"
+
+
 def write_table(plan: Plan, out: Path) -> tuple[list[dict], Path]:
     """The table of the sweep from the points' records: ``index``, the parameters,
     ``status``, the summary numbers (every key any point declared), ``wall_time`` [s],
@@ -312,8 +339,24 @@ def write_table(plan: Plan, out: Path) -> tuple[list[dict], Path]:
                      "ranks": f"{ranks[0]}-{ranks[1]}" if ranks else "",
                      "reason": rec.get("reason", "")})
     cols = ["index", *plan.names, "status", *keys, "wall_time", "group", "ranks", "reason"]
-    path = Path(out) / f"sweep_{plan_case(plan).name}.csv"
-    with CSVWriter(path, cols) as w:
+    case = plan_case(plan)
+    path = Path(out) / f"sweep_{case.name}.csv"
+    opts = {o.name: o for o in case.options}
+    found = _point_units(out, len(plan.points))
+    units = {"index": "-", **{n: opts[n].unit if n in opts else "-" for n in plan.names},
+             "status": "-", **{k: _unit_of(k, found) for k in keys}, "wall_time": "s",
+             "group": "-", "ranks": "-", "reason": "-"}
+    meanings = {"index": "point number (its directory case_NNNN)",
+                **{n: f"swept option: {opts[n].help}" if n in opts else "swept option"
+                   for n in plan.names},
+                "status": "done, failed, interrupted or pending",
+                **{k: "summary value of the point" + ("" if _unit_of(k, found) != "?" else
+                                                      " (unit: the case module's summary keys)")
+                   for k in keys},
+                "wall_time": "wall time of the point (largest over its group's ranks)",
+                "group": "rank group that ran it", "ranks": "world ranks of that group",
+                "reason": "why it failed or stopped"}
+    with CSVWriter(path, cols, units=units, meanings=meanings) as w:
         for r in rows:
             w.write({c: r.get(c, "") for c in cols})
     try:

@@ -1,13 +1,16 @@
 """The case registry: fxrod's demos as named, runnable cases.
 
-A :class:`Case` builds its problem with the library's builders (:mod:`fxrod.problems.paper`,
-:mod:`fxrod.problems.soft_arm`, :mod:`fxrod.ancf`, :mod:`fxrod.hamel`), runs it, writes its files
-(``DIR/<name>.csv``, ``DIR/<name>.png``, a ParaView series ``DIR/<name>.pvd`` where the rod
-moves) and returns a :class:`Result`: the runs, the summary numbers of the final state and the
-files written. Each case lives in its own module of this package, as readable steps (build the
-problem, set up the recorded run, post-process) that ``Case.run`` composes; the demo scripts
-``demos/<name>.py`` walk through the same steps, and the command line (``fxrod list``,
-``fxrod run NAME``), the tests and the parameter sweep call :data:`CASES`.
+A demo is where a problem is defined: ``demos/<name>.py`` builds its model in plain sight
+(section, rod, loads, supports), runs it and post-processes, and ends with ``CASE``, a
+:class:`Case` over the same functions. The registry reads the demos from the source tree
+(:data:`DEMOS`; :func:`demo` imports one) so that the command line (``fxrod list``,
+``fxrod run NAME``), the tests, the benchmarks and the parameter sweep run exactly what a
+reader of the demo sees. A case runs, writes its files (``DIR/<name>.csv``,
+``DIR/<name>.png``, a ParaView series ``DIR/<name>.pvd`` where the rod moves) and returns a
+:class:`Result`: the runs, the summary numbers of the final state and the files written.
+Cases not yet written as such demos live in the modules of this package, built with the
+library's builders (:mod:`fxrod.problems.paper`, :mod:`fxrod.problems.soft_arm`,
+:mod:`fxrod.ancf`, :mod:`fxrod.hamel`), and their demos walk through the same steps.
 
 Example::
 
@@ -32,7 +35,8 @@ from pathlib import Path
 from fxrod.errors import CheckpointError, OutputError, ParameterError
 from fxrod.runs.simulation import Interrupted, Simulation
 
-__all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "control", "exit_on_signal"]
+__all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "control", "demo",
+           "exit_on_signal"]
 
 
 def _parse(text: str, kind: type) -> object:
@@ -418,14 +422,54 @@ ORDER: tuple[str, ...] = ("flying_spaghetti", "cantilever_vibration", "quasistat
                           "ancf_graded_cantilever", "hamel_free_beam")
 
 
+#: The demos of the source tree (``<repo>/demos``): a demo that defines ``CASE`` (a
+#: :class:`Case`) is a registered case; it builds its model in plain sight and the registry
+#: runs it. The demos are not shipped in a wheel: the registry reads them from the source
+#: tree beside the package (an editable install, the clone, the Docker image).
+DEMOS = Path(__file__).resolve().parents[3] / "demos"
+
+
+def demo(stem: str):
+    """The module of the demo ``demos/<stem>.py``, imported once as ``fxrod_demos.<stem>``
+    (its run, under ``if __name__ == "__main__"``, does not start).
+
+    Raises
+    ------
+    ParameterError
+        When there is no such demo in the source tree.
+    """
+    import importlib
+    import types
+
+    if not (DEMOS / f"{stem}.py").is_file():
+        raise ParameterError("demo", stem, f"a demo of {DEMOS} (the source tree's demos "
+                             "folder; a wheel without it has no demos)")
+    if "fxrod_demos" not in sys.modules:       # the demos folder as a package of its own
+        package = types.ModuleType("fxrod_demos", "fxrod's demos (the source tree's demos/)")
+        package.__path__ = [str(DEMOS)]
+        sys.modules["fxrod_demos"] = package
+    return importlib.import_module(f"fxrod_demos.{stem}")
+
+
+def _is_case_demo(file: Path) -> bool:
+    """Whether the demo ``file`` defines a case (read, not imported: other demos run when
+    imported)."""
+    return "\nCASE = Case(" in file.read_text(encoding="utf-8")
+
+
 def _registry() -> dict[str, Case]:
-    """Every module of this package with a ``CASE``: a new case needs no edit here."""
+    """Every demo with a ``CASE`` and every module of this package with one: a new case
+    needs no edit here."""
     import importlib
     import pkgutil
 
     stems = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
-    stems.sort(key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
-    mods = [importlib.import_module(f"{__name__}.{m}") for m in stems]
+    demos = sorted(f.stem for f in DEMOS.glob("*.py") if _is_case_demo(f)) \
+        if DEMOS.is_dir() else []
+    stems = sorted(set(stems) | set(demos),
+                   key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
+    mods = [demo(m) if m in demos else importlib.import_module(f"{__name__}.{m}")
+            for m in stems]
     return {m.CASE.name: m.CASE for m in mods if isinstance(getattr(m, "CASE", None), Case)}
 
 

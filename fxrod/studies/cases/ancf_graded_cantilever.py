@@ -64,6 +64,26 @@ TABLE = ["lam", "n", "tip_deflection", "omega_1", "tip_deflection_linear", "omeg
          "rel_gap_tip", "rel_gap_omega", "dt", "dt_critical", "energy_error"]
 SERIES = ["t", "lam", "n", "kinetic", "strain_energy", "H", "external_work", "dissipated",
           "energy_residual", "tip_1", "tip_2", "tip_3"]
+#: Units of the columns of both CSVs (their ``_columns.json``) and the meanings of the
+#: table's and the grading's own (the standard columns: docs/output.md).
+UNITS = {"lam": "-", "n": "-", "tip_deflection": "m", "omega_1": "rad/s",
+         "tip_deflection_linear": "m", "omega_1_linear": "rad/s", "rel_gap_tip": "-",
+         "rel_gap_omega": "-", "dt": "s", "dt_critical": "s", "energy_error": "-",
+         "t": "s", "kinetic": "J", "strain_energy": "J", "H": "J", "external_work": "J",
+         "dissipated": "J", "energy_residual": "J", "tip_1": "m", "tip_2": "m", "tip_3": "m"}
+MEANINGS = {
+    "lam": "grading depth lam of E(x) = E0 (1 - lam (x/L)^n)",
+    "n": "grading exponent n of E(x) = E0 (1 - lam (x/L)^n)",
+    "tip_deflection": "static tip deflection under gravity (ANCF)",
+    "omega_1": "first circular eigenfrequency (ANCF)",
+    "tip_deflection_linear": "static tip deflection of linear Euler-Bernoulli theory",
+    "omega_1_linear": "first circular eigenfrequency of linear Euler-Bernoulli theory",
+    "rel_gap_tip": "tip_deflection / tip_deflection_linear - 1",
+    "rel_gap_omega": "omega_1 / omega_1_linear - 1",
+    "dt": "step of the explicit release (central difference)",
+    "dt_critical": "stability limit 2/omega_max of the explicit step",
+    "energy_error": "relative energy error of the explicit release",
+}
 
 OPTIONS = (
     Option("n_elements", 40, "-", "elements of the statics and the modes", bounds="[1, inf)"),
@@ -336,10 +356,12 @@ def finish(results: list[dict], out: Path | None, pictures: bool = True,
                   f"{r['omega_1']:10.4f} {r['omega_1_linear']:10.4f} "
                   f"{r['rel_gap_omega']:9.1e} {r['energy_error']:8.1e}" for r in results]
         if out is not None:
-            with CSVWriter(out / f"{NAME}.csv", TABLE) as csv:
+            with CSVWriter(out / f"{NAME}.csv", TABLE, units={c: UNITS[c] for c in TABLE},
+                           meanings=MEANINGS) as csv:
                 for r in results:
                     csv.write({c: r[c] for c in TABLE})
-            with CSVWriter(out / f"{NAME}_release.csv", SERIES) as csv:
+            with CSVWriter(out / f"{NAME}_release.csv", SERIES,
+                           units={c: UNITS[c] for c in SERIES}, meanings=MEANINGS) as csv:
                 for r in results:
                     for row in r["history"].rows:
                         csv.write(row | {"lam": r["lam"], "n": r["n"]})

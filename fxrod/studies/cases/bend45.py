@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.output.tables import LoadParameter
+from fxrod.output.tables import LoadParameter, write_columns_json
 from fxrod.problems.paper import bend45
 from fxrod.runs.problem import Problem
 from fxrod.runs.simulation import Simulation
@@ -55,6 +55,12 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
                     paraview_every=1, quiet=quiet, load=LOAD, **control)
 
 
+#: Columns of ``bend45.csv`` with their units and meanings (``bend45_columns.json``).
+COLUMNS = {"load": "N", "tip_1": "m", "tip_2": "m", "tip_3": "m"}
+MEANINGS = {"load": "tip force F (the load parameter, F = t)",
+            **{f"tip_{k}": f"free end's centreline position, component {k}" for k in (1, 2, 3)}}
+
+
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     """``bend45.csv``, the picture, the tips at the published loads and their gap."""
     rank = sim.comm.rank
@@ -69,8 +75,9 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     if out is not None and rank == 0:
         table = np.column_stack([sim.column("t")] + [sim.column(f"tip_{k}") for k in (1, 2, 3)])
         path = out / f"{NAME}.csv"
-        np.savetxt(path, table, delimiter=",", header="load,tip_1,tip_2,tip_3",
-                   comments="", fmt="%.17g")
+        np.savetxt(path, table, delimiter=",", header=",".join(COLUMNS), comments="",
+                   fmt="%.17g")
+        write_columns_json(path, COLUMNS, meanings=MEANINGS)
         files.append(path)
         if pictures:
             from fxrod import viz

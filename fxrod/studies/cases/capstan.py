@@ -53,8 +53,10 @@ from fxrod.studies.cases.common import contact_figure, output_files, recorded, r
 NAME = "capstan"
 #: (mu, theta [rad]) of the runs.
 PAIRS = ((0.3, np.pi), (0.5, 0.5 * np.pi))
-#: Columns of ``capstan.csv``.
-COLUMNS = ("mu", "theta", "tension_ratio")
+#: Columns of ``capstan.csv`` with their units and meanings (``capstan_columns.json``).
+COLUMNS = {"mu": "-", "theta": "rad", "tension_ratio": "-"}
+MEANINGS = {"mu": "Coulomb friction coefficient", "theta": "wrap angle",
+            "tension_ratio": "T_out/T_in over the second half of the pull"}
 DRUM_RADIUS = 0.1     # [m]
 ROPE_RADIUS = 0.005   # [m]
 TAIL = 0.1            # length of each straight tail [m]
@@ -195,7 +197,7 @@ def finish(sims: dict[tuple[float, float], Simulation], out: Path | None,
     ratios = {pair: tension_ratio(sim) for pair, sim in sims.items()}
     files: list[Path] = []
     if out is not None and rank == 0:
-        w = CSVWriter(out / f"{NAME}.csv", COLUMNS)
+        w = CSVWriter(out / f"{NAME}.csv", COLUMNS, units=COLUMNS, meanings=MEANINGS)
         for (mu, theta), r in ratios.items():
             w.write(dict(zip(COLUMNS, (mu, theta, r), strict=True)))
         w.close()

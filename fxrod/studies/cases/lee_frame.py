@@ -69,6 +69,13 @@ def figure(cont: Continuation, path: Path) -> Path:
         title="Lee's frame (dashed: Simo & Vu-Quoc 1986, limit loads)")
 
 
+#: Columns of ``lee_frame.csv`` with their units and meanings (``lee_frame_columns.json``).
+COLUMNS = {"load": "N", "u": "m", "v": "m"}
+MEANINGS = {"load": "load P = lambda EI/L^2, positive downward",
+            "u": "horizontal displacement of the loaded point (towards the far pin positive)",
+            "v": "vertical displacement of the loaded point, positive downward"}
+
+
 def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Result:
     """``lee_frame.csv`` (load, u, v), the path CSV, the picture and the limit loads."""
     rank = cont.model.comm.rank
@@ -76,8 +83,8 @@ def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Resul
     files = []
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        with CSVWriter(out / f"{NAME}.csv", {"load": "N", "u": "m", "v": "m"},
-                       comm=cont.model.comm) as w:
+        with CSVWriter(out / f"{NAME}.csv", COLUMNS, comm=cont.model.comm, units=COLUMNS,
+                       meanings=MEANINGS) as w:
             for p in cont.path:
                 d = p.displacements["load"]
                 w.write({"load": p.lam * P, "u": float(d[0]), "v": float(-d[1])})

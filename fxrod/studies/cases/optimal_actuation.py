@@ -118,6 +118,18 @@ def open_loop(t_end: float, n_elements: int, comm=None) -> tuple[float, float]:
     return errors(sim, target_path(t_end))
 
 
+#: Columns of ``optimal_actuation.csv`` (one row per L-BFGS-B iteration) with their units
+#: and meanings (``optimal_actuation_columns.json``).
+ITERATION_UNITS = {"iteration": "-", "evaluations": "-", "J": "-", "rms_error": "m",
+                   "grad_norm": "-"}
+ITERATION_MEANINGS = {
+    "iteration": "L-BFGS-B iteration (0: the start)",
+    "evaluations": "forward + adjoint runs so far (line-search trial points included)",
+    "J": "tracking objective, normalised by the target's distance from the start",
+    "rms_error": "root-mean-square tip distance to the heart data over the steps",
+    "grad_norm": "norm of dJ/dx of the last evaluation (x = chamber forces / 5 N)"}
+
+
 def optimise(tracking: Tracking, maxiter: int, out: Path | None):
     """L-BFGS-B from zero inputs; one CSV row per iteration (``optimal_actuation.csv``,
     row 0: the start). Returns scipy's result (``p``, ``history``, ``failures``) with
@@ -125,8 +137,8 @@ def optimise(tracking: Tracking, maxiter: int, out: Path | None):
     adj = tracking.adjoint
     rows = []
     writer = None if out is None else CSVWriter(
-        out / f"{NAME}.csv", ["iteration", "evaluations", "J", "rms_error", "grad_norm"],
-        adj.model.comm)
+        out / f"{NAME}.csv", list(ITERATION_UNITS), adj.model.comm, units=ITERATION_UNITS,
+        meanings=ITERATION_MEANINGS)
 
     def write(row: dict) -> None:
         rows.append(row)
@@ -164,7 +176,14 @@ def finish(tracking: Tracking, res, out: Path | None, open_loop_errors: tuple[fl
     files = output_files(sim)
     if out is not None:
         cols = ["t"] + [f"tau_{k}" for k in (1, 2, 3)] + [f"paper_tau_{k}" for k in (1, 2, 3)]
-        with CSVWriter(out / f"{NAME}_inputs.csv", cols, comm) as w:
+        units = {"t": "s", **{c: "N" for c in cols[1:]}}
+        meanings = {"t": "time of the knot",
+                    **{f"tau_{k}": f"optimised chamber force p_k A_k of chamber {k} (<= 0)"
+                       for k in (1, 2, 3)},
+                    **{f"paper_tau_{k}": f"the paper's open-loop heart input of chamber {k}"
+                       for k in (1, 2, 3)}}
+        with CSVWriter(out / f"{NAME}_inputs.csv", cols, comm, units=units,
+                       meanings=meanings) as w:
             for t, a, b in zip(tracking.knots, tau, paper, strict=True):
                 w.write(dict(zip(cols, [float(t), *map(float, a), *map(float, b)],
                                  strict=True)))

@@ -25,6 +25,7 @@ import numpy as np
 
 from fxrod.data import reference_path
 from fxrod.errors import check_range
+from fxrod.output.tables import write_columns_json
 from fxrod.problems.paper import quasistatic_cantilever
 from fxrod.runs.problem import Problem
 from fxrod.runs.simulation import Simulation
@@ -84,6 +85,13 @@ def write_centrelines(sims: dict[str, Simulation], path: Path) -> Path:
             for t, pts in sorted(sim.snapshots.items()):
                 for i, p in enumerate(pts):
                     w.writerow([variant, repr(float(t)), i, *(repr(float(x)) for x in p)])
+    write_columns_json(path, {"case": "-", "t": "-", "node": "-", "x": "m", "y": "m", "z": "m"},
+                       meanings={"case": "variant (unconstrained or constrained)",
+                                 "t": "load factor of the kept centreline",
+                                 "node": "node index along the rod from s = 0",
+                                 "x": "node position, component 1",
+                                 "y": "node position, component 2",
+                                 "z": "node position, component 3"})
     return path
 
 
