@@ -1,9 +1,10 @@
-"""fxrod side by side with PyElastica and Exudyn (issue 22), in one run on this machine.
+"""fxrod side by side with PyElastica, Exudyn (issue 22) and MoorDyn (issue 35), in one run on
+this machine.
 
     python bench/peers.py [--runs 3] [--quick] [--skip-peers] [--only snake]
                           [--json bench/peers.json]
 
-Three comparisons, wall time of the stepping only (models built, kernels compiled and numba
+Four comparisons, wall time of the stepping only (models built, kernels compiled and numba
 functions jitted before the clock starts), ``--runs`` runs each (default 3):
 
 1. Ex. 6.2 cantilever (Kinon, Eugster & Betsch 2026), aluminium Kirchhoff rod hit by the
@@ -40,12 +41,31 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
    the end of period 2 to the last period's end over the time (``snake.snake_speed``);
    ``speed_ratio`` is the row's speed over fxrod's.
 
+4. Mooring line (demos/mooring.py): a 250 m chain (115 kg/m, EA 5.4e8 N, volume-equivalent
+   diameter 0.137 m) from an anchor on a frictionless seabed to a fairlead about 44 m above
+   it, in still water: the static profile. fxrod: the demo's 128 elements, 4 quasi-static
+   load steps (weight and buoyancy ramped in), clamped ends, EI 1e3 N m^2, seabed penalty k
+   1e6 N/m^2 raised by w/k. MoorDyn (its Python package; lumped masses, no bending): its
+   input file written to a temporary folder with the same line type (diameter, mass per
+   length, EA, C_dn 2.4, C_dt 1.15, C_a 1), 128 segments, the anchor a fixed point, the
+   fairlead a coupled one, seabed stiffness ``kbot = k/D`` (MoorDyn's contact force per length
+   is ``kbot D`` times the penetration) through the anchor (the lying chain sinks w/k = 1 mm;
+   MoorDyn's static solve stalls with the anchor 1 mm above its seabed), no seabed damping
+   or friction; its initial-condition static solve (``Init``) with ``threshIC`` 1e-3 and
+   1e-4 (its residual acceleration, m/s^2). Wall time: fxrod's load steps, MoorDyn's
+   ``Create`` and ``Init``. Each against Irvine's elastic catenary on the seabed through the
+   same fairlead: H and V (the fairlead's pull on the line), the tension there, and the
+   largest distance [m] of the nodes from the closed-form profile at their arc lengths.
+   ``ratio``: the row's wall time over fxrod's. (No dynamic decay yet: fxrod's mooring demo
+   is quasi-static; see bench/README.md.)
+
 A peer that is not installed (``pip install .[peers]``) is skipped with a line that says so.
 ``ratio`` is the row's mean wall time over fxrod's (default path) in the same comparison.
-``--skip-peers`` measures fxrod's rows only. ``--only cantilever``, ``ancf`` or ``snake``
-runs one comparison and replaces only its rows in the ``--json`` file. ``--quick``: one run,
-the cantilever to 0.02 s (errors then against the data up to 0.02 s), the ANCF reference from
-600/1200 steps (a smoke test of the script, not a measurement).
+``--skip-peers`` measures fxrod's rows only. ``--only cantilever``, ``ancf``, ``snake`` or
+``mooring`` (alias ``moordyn``) runs one comparison and replaces only its rows in the
+``--json`` file. ``--quick``: one run, the cantilever to 0.02 s (errors then against the
+data up to 0.02 s), the ANCF reference from 600/1200 steps (a smoke test of the script, not a
+measurement).
 """
 
 from __future__ import annotations
@@ -54,6 +74,7 @@ import argparse
 import csv
 import importlib.util
 import json
+import math
 import os
 import statistics
 import time
@@ -68,7 +89,9 @@ from fxrod.solvers.settings import SolverSettings
 #: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
 ELASTICA_STEPS_PER_MS = {100: 1667, 400: 3334}
 #: The comparisons (``--only``), each a list of rows in the JSON.
-COMPARISONS = ("cantilever", "ancf", "snake")
+COMPARISONS = ("cantilever", "ancf", "snake", "mooring")
+#: Names ``--only`` also takes: the peer's for its comparison.
+ALIASES = {"moordyn": "mooring"}
 DATA = ("kinon2026/results/example_02_dynamic_cantilever", "ex02_cantilever_results.csv")
 
 
@@ -336,6 +359,178 @@ def _snake(out: dict, a, runs: int) -> None:
         out["skipped"].append("snake: PyElastica not installed (pip install .[peers])")
 
 
+# ---------------------------------------------------------------- mooring line
+#: MoorDyn's segments: fxrod's elements in demos/mooring.py.
+MOORING_ELEMENTS = 128
+#: MoorDyn's ``threshIC`` (residual acceleration of its static solve, m/s^2), one row each.
+MOORDYN_THRESHOLDS = (1e-3, 1e-4)
+#: Water depth [m] under the fairlead's surface: MoorDyn's z = 0 is the free surface.
+MOORDYN_FREEBOARD = 6.0
+
+
+def _mooring_module():
+    """demos/mooring.py as a module."""
+    import importlib.util as iu
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "demos",
+                        "mooring.py")
+    spec = iu.spec_from_file_location("mooring", path)
+    mod = iu.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def catenary_profile(M, s: np.ndarray, H: float, V: float) -> np.ndarray:
+    """``(x, z)`` [m] of Irvine's elastic catenary on the seabed (fairlead force (H, V) [N])
+    at the unstretched arc lengths ``s`` [m] of demos/mooring.py's line ``M``."""
+    w, L, ea = M.WET_WEIGHT, M.LENGTH, M.EA
+    lb = L - V / w
+    u = np.maximum(s - lb, 0.0)
+    x = np.minimum(s, lb) * (1.0 + H / ea) + H * u / ea + H / w * np.arcsinh(w * u / H)
+    z = w * u ** 2 / (2 * ea) + H / w * (np.sqrt(1.0 + (w * u / H) ** 2) - 1.0)
+    return np.column_stack([x, z])
+
+
+def moordyn_input(M, fairlead: np.ndarray, n_seg: int, thresh: float) -> str:
+    """MoorDyn's (v2) input file for demos/mooring.py's line ``M``: the anchor at
+    ``(0, 0, -depth)`` on the seabed, the fairlead ``(x_f, z_f)`` above it (module
+    docstring)."""
+    x_f, z_f = fairlead
+    depth = z_f + MOORDYN_FREEBOARD
+    return f"""--------------------- MoorDyn Input File ------------------------------------
+fxrod bench/peers.py: the chain of demos/mooring.py in still water
+----------------------- LINE TYPES ------------------------------------------
+TypeName   Diam    Mass/m     EA     BA/-zeta    EI    Cd     Ca     CdAx    CaAx
+(name)     (m)     (kg/m)     (N)    (N-s/-)     (N-m^2)  (-)  (-)   (-)     (-)
+chain {M.DIAMETER:.17g} {M.RHO_A:.17g} {M.EA:.17g} -1.0 0.0 {M.C_DN:.17g} 1.0 {M.C_DT:.17g} 0.0
+---------------------- POINTS --------------------------------
+ID     Attachment  X       Y     Z      M      V       CdA   CA
+(#)    (-)         (m)     (m)   (m)    (kg)   (m^3)  (m^2)  (-)
+1      Fixed   0.0  0.0  {-depth:.17g}  0  0  0  0
+2      Coupled {x_f:.17g} 0.0 {z_f - depth:.17g} 0  0  0  0
+---------------------- LINES --------------------------------------
+ID    LineType   AttachA  AttachB  UnstrLen  NumSegs  Outputs
+(#)   (name)     (#)      (#)      (m)         (-)      (-)
+1     chain      1        2        {M.LENGTH:.17g}  {n_seg}   -
+---------------------- OPTIONS -----------------------------------------
+0        writeLog
+1e-4     dtM
+{M.STIFFNESS / M.DIAMETER:.17g}   kbot
+0.0      cbot
+{depth:.17g}  WtrDpth
+{M.RHO_W:.17g}  WtrDnsty
+{M.G:.17g}   g
+1.0      dtIC
+400      TmaxIC
+4.0      CdScaleIC
+{thresh:.17g}    threshIC
+------------------------- OUTPUTS --------------------------------------------
+------------------------- need this line --------------------------------------
+"""
+
+
+class _Quiet:
+    """Redirect the C library's stdout (MoorDyn prints as it loads) to /dev/null."""
+
+    def __enter__(self):
+        import sys
+
+        sys.stdout.flush()
+        self.fd = os.dup(1)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+
+    def __exit__(self, *exc):
+        os.dup2(self.fd, 1)
+        os.close(self.fd)
+
+
+def moordyn_mooring(thresh: float, n_seg: int = MOORING_ELEMENTS) -> dict:
+    """MoorDyn's static solve of demos/mooring.py's line: (wall time of ``Create`` and
+    ``Init`` [s], H and V [N] (the fairlead's pull on the line), the nodes' unstretched arc
+    lengths [m] and ``(x, z)`` positions from the anchor [m])."""
+    import tempfile
+
+    import moordyn
+
+    M = _mooring_module()
+    fairlead = M.reference_catenary()[1][[0, 2]]
+    text = moordyn_input(M, fairlead, n_seg, thresh)
+    depth = fairlead[1] + MOORDYN_FREEBOARD
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "lines.txt")
+        with open(path, "w") as fh:
+            fh.write(text)
+        cwd = os.getcwd()
+        os.chdir(tmp)                                # MoorDyn writes its outputs here
+        try:
+            with _Quiet():
+                t0 = time.perf_counter()
+                system = moordyn.Create(path)
+                moordyn.Init(system, [fairlead[0], 0.0, fairlead[1] - depth], [0.0, 0.0, 0.0])
+                wall = time.perf_counter() - t0
+                force = moordyn.GetPointForce(moordyn.GetPoint(system, 2))
+                line = moordyn.GetLine(system, 1)
+                pos = np.array([moordyn.GetLineNodePos(line, i) for i in range(n_seg + 1)])
+                moordyn.Close(system)
+        finally:
+            os.chdir(cwd)
+    return {"wall_s": wall, "H": -force[0], "V": -force[2],
+            "s": np.linspace(0.0, M.LENGTH, n_seg + 1),
+            "xz": np.column_stack([pos[:, 0], pos[:, 2] + depth])}
+
+
+def fxrod_mooring() -> dict:
+    """fxrod's static solve (demos/mooring.py, still water): the same keys as
+    :func:`moordyn_mooring`."""
+    M = _mooring_module()
+    run = M.mooring(MOORING_ELEMENTS)
+    F = run["fairlead_force"]
+    return {"wall_s": run["wall_s"], "H": F[0], "V": F[1], "s": run["s"],
+            "xz": np.column_stack([run["x"], run["z"]])}
+
+
+def _measure_mooring(label: str, fn, runs: int) -> dict:
+    M = _mooring_module()
+    fairlead = M.reference_catenary()[1][[0, 2]]
+    H, Ls = M.elastic_catenary(*fairlead)
+    V = M.WET_WEIGHT * Ls
+    walls = []
+    for _ in range(runs):
+        run = fn()
+        walls.append(run["wall_s"])
+    err = float(np.max(np.linalg.norm(run["xz"] - catenary_profile(M, run["s"], H, V),
+                                      axis=1)))
+    return {"label": label, "wall_s": walls, "mean_s": statistics.fmean(walls),
+            "H_N": float(run["H"]), "V_N": float(run["V"]),
+            "tension_N": float(math.hypot(run["H"], run["V"])),
+            "H_error": float(run["H"] / H - 1.0), "V_error": float(run["V"] / V - 1.0),
+            "max_profile_error_m": err}
+
+
+def _mooring(out: dict, a, runs: int) -> None:
+    """The mooring line rows of ``out`` and Irvine's closed form ``mooring_irvine``."""
+    M = _mooring_module()
+    fairlead = M.reference_catenary()[1][[0, 2]]
+    H, Ls = M.elastic_catenary(*fairlead)
+    out["mooring_irvine"] = {"H_N": H, "V_N": M.WET_WEIGHT * Ls,
+                             "tension_N": math.hypot(H, M.WET_WEIGHT * Ls),
+                             "suspended_m": Ls, "fairlead_m": [float(v) for v in fairlead]}
+    M.mooring(8)  # compile the forms before timing
+    out["mooring"].append(_measure_mooring(
+        f"fxrod mooring {MOORING_ELEMENTS} el, 4 load steps", fxrod_mooring, runs))
+    if a.skip_peers:
+        out["skipped"].append("mooring: MoorDyn (--skip-peers)")
+    elif _have("moordyn"):
+        for thresh in MOORDYN_THRESHOLDS:
+            out["mooring"].append(_measure_mooring(
+                f"MoorDyn {MOORING_ELEMENTS} segments, threshIC {thresh:g}",
+                lambda thresh=thresh: moordyn_mooring(thresh), runs))
+    else:
+        out["skipped"].append("mooring: MoorDyn not installed (pip install .[peers])")
+
+
 # ---------------------------------------------------------------- driver
 def _measure(label: str, fn, runs: int, ref: np.ndarray) -> dict:
     walls, err = [], None
@@ -359,20 +554,23 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="smoke test (see module docstring)")
     ap.add_argument("--skip-peers", action="store_true",
                     help="fxrod's rows only (re-measure them without the long peer runs)")
-    ap.add_argument("--only", choices=COMPARISONS,
+    ap.add_argument("--only", choices=COMPARISONS + tuple(ALIASES),
                     help="one comparison; its rows replace those in the --json file")
     ap.add_argument("--json", default=None,
                     help="write the results to this JSON file (without it: print only)")
     a = ap.parse_args(argv)
+    a.only = ALIASES.get(a.only, a.only)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
-    out: dict = {"cantilever": [], "ancf": [], "snake": [], "skipped": []}
+    out: dict = {"cantilever": [], "ancf": [], "snake": [], "mooring": [], "skipped": []}
     if a.only in (None, "cantilever"):
         _cantilever(out, a, runs, t_end)
     if a.only in (None, "ancf"):
         _ancf(out, a, runs)
     if a.only in (None, "snake"):
         _snake(out, a, runs)
+    if a.only in (None, "mooring"):
+        _mooring(out, a, runs)
     _ratios(out)
     _print(out)
     out["t_end"] = t_end
@@ -384,6 +582,8 @@ def main(argv=None) -> dict:
             for other in COMPARISONS:
                 if other != a.only:
                     out[other] = old.get(other, [])
+            if a.only != "mooring" and "mooring_irvine" in old:
+                out["mooring_irvine"] = old["mooring_irvine"]
             out["skipped"] = [x for x in old["skipped"] if _comparison_of(x) != a.only] \
                 + out["skipped"]
         with open(a.json, "w") as fh:
@@ -447,6 +647,8 @@ def _ancf(out: dict, a, runs: int) -> None:
 
 def _ratios(out: dict) -> None:
     """Each row's mean wall time over fxrod's (default path) in the same comparison."""
+    for r in out["mooring"]:
+        r["ratio"] = r["mean_s"] / out["mooring"][0]["mean_s"]
     for r in out["snake"]:
         r["ratio"] = r["mean_s"] / out["snake"][0]["mean_s"]
         r["speed_ratio"] = r["speed_m_s"] / out["snake"][0]["speed_m_s"]
@@ -478,6 +680,17 @@ def _print(out: dict) -> None:
         ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
         print(f"{r['label']:<44} {ws:<26} {r['mean_s']:>9.3g} {r['speed_m_s']:>11.4g} "
               f"{r['ratio']:>8.3g} {r['speed_ratio']:>11.4g}")
+    if out["mooring"]:
+        ref = out["mooring_irvine"]
+        print(f"{'mooring line':<40} {'wall [s] (runs)':<22} {'mean [s]':>9} {'H [N]':>9} "
+              f"{'V [N]':>9} {'T [N]':>9} {'profile [m]':>11} {'ratio':>7}")
+        print(f"{'Irvine elastic catenary':<40} {'':<22} {'':>9} {ref['H_N']:>9.6g} "
+              f"{ref['V_N']:>9.6g} {ref['tension_N']:>9.6g}")
+    for r in out["mooring"]:
+        ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
+        print(f"{r['label']:<40} {ws:<22} {r['mean_s']:>9.3g} {r['H_N']:>9.6g} "
+              f"{r['V_N']:>9.6g} {r['tension_N']:>9.6g} {r['max_profile_error_m']:>11.2e} "
+              f"{r['ratio']:>7.3g}")
     for line in out["skipped"]:
         print(f"skipped: {line}")
 

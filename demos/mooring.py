@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -113,8 +114,9 @@ def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
     dict
         ``s`` [m] (nodes), ``x``, ``z`` [m], ``tension`` [N] at the nodes, the anchor's
         horizontal reaction ``H`` [N], the fairlead's force on the line
-        ``fairlead_force`` ``(F_x, F_z)`` [N] and its position ``fairlead`` ``(x, z)`` [m].
-        Serial runs (the nodes are gathered on rank 0).
+        ``fairlead_force`` ``(F_x, F_z)`` [N], its position ``fairlead`` ``(x, z)`` [m] and
+        ``wall_s``, the wall time of the load steps [s] (bench/peers.py). Serial runs (the
+        nodes are gathered on rank 0).
     """
     curve, fairlead = reference_catenary()
     rod = Rod(SECTION, curve=curve, n_elements=n_elements, natural_curvature=(0.0, 0.0, 0.0))
@@ -130,8 +132,10 @@ def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
                      extensions=[drag, Contact(seabed, stiffness, radius=0.0)],
                      quasistatic=True)
     integ = Integrator(model, 1.0 / steps, SolverSettings(atol=1e-6))
+    t0 = time.perf_counter()
     for _ in range(2 * steps if current else steps):
         res = integ.step()
+    wall = time.perf_counter() - t0
     nodes = Nodes(model)
     s, q = nodes.gather_nodes()
     s_sig, _, _, _, n, _ = nodes.gather_stresses()
@@ -144,7 +148,8 @@ def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
         tension[i] = np.mean((1.0 - r) * force[on, 0] + r * force[on, 1])
     anchor, top = res.reactions["clamp_0"], res.reactions["clamp_L"]
     return {"s": s, "x": q[:, 0], "z": q[:, 2], "tension": tension, "H": -anchor[0],
-            "fairlead_force": np.array([top[0], top[2]]), "fairlead": fairlead[[0, 2]]}
+            "fairlead_force": np.array([top[0], top[2]]), "fairlead": fairlead[[0, 2]],
+            "wall_s": wall}
 
 
 def write_csv(run: dict, path: Path) -> None:

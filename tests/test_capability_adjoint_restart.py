@@ -47,11 +47,14 @@ from fxrod.core.forms.contact import Contact
 from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
 from fxrod.core.forms.springs import ElasticSupport
 from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
+from fxrod.core.freebody import FreeBody
 from fxrod.core.geometry import Arc, Circle
+from fxrod.core.joints import Spherical
 from fxrod.core.loads import EndLoad, Gravity
 from fxrod.core.model import RodModel
 from fxrod.core.obstacles import HalfSpace
 from fxrod.core.rod import Rod, Section, VaryingSection
+from fxrod.core.structure import Structure
 from fxrod.core.supports import Clamp
 from fxrod.errors import CheckpointError, ParameterError
 from fxrod.runs import checkpoint
@@ -263,6 +266,15 @@ def body_model() -> RodModel:
     return RodModel(straight(), [tip_pulse()], [Clamp("0")], [body])
 
 
+def free_body_model() -> RodModel:
+    """A cantilever under gravity with a spinning, moving free body on a ball joint at its
+    tip (the body's unknowns are the nodes of its carrier, keyed like any rod's)."""
+    body = FreeBody(0.05, (2e-5, 1e-5, 2.5e-5), (LENGTH, 0.0, 0.0), velocity=(0.0, 0.1, 0.0),
+                    angular_velocity=(3.0, 1.0, 5.0))
+    st = Structure([straight()], [Spherical((0, "L"), (1, "0"))], bodies=[body])
+    return RodModel(st, [tip_pulse(), Gravity((0.0, 0.0, -9.81))], [Clamp("0")])
+
+
 def drag_model() -> RodModel:
     """A cantilever in a fluid with the four laws together: resistive-force drag in an
     unsteady flow, Morison drag and buoyancy in a current, ambient and Rayleigh damping."""
@@ -290,7 +302,8 @@ def assert_same_state(model: RodModel, w_ref: np.ndarray, v_ref: np.ndarray, ste
 
 
 RESTART = {"ring": ring_model, "varying-section": tapered_model, "rigid-body": body_model,
-           "drag-and-damping": drag_model, "box-section": box_model}
+           "drag-and-damping": drag_model, "box-section": box_model,
+           "free-body": free_body_model}
 RESTART_STEPS, RESTART_EVERY = 12, 3                    # steps of H, checkpoint interval
 
 

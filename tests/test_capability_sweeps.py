@@ -29,6 +29,8 @@ exact identity over the points:
   L^2/(2 k_s)``, ``q = c_n u``.
 * ``test_sweep_rigid_body_momentum`` (rigid bodies): momentum = the midpoint rule's impulse
   (exact discrete identity, round-off and Newton's atol), whatever the body's mass.
+* ``test_sweep_free_body_momentum`` (free rigid bodies): the same with a free body welded
+  to the rod, its points checkpointed like any run's.
 * ``test_sweep_kelvin_voigt_retardation`` (viscoelasticity): the implicit Euler creep
   ``w_el (1 - (1 + h/tau)^-n)`` of each tau.
 * ``test_sweep_capstan_friction`` (obstacle contact with friction): Euler-Eytelwein
@@ -256,6 +258,18 @@ def rod_with_body(mass: float = 0.5, comm=None) -> Problem:
     return Problem(model, 5e-3, 0.2, TIGHT)
 
 
+def rod_with_free_body(mass: float = 0.5, comm=None) -> Problem:
+    """The free rod of :func:`rod_with_body` with a free body (:mod:`fxrod.core.freebody`;
+    ``mass`` [kg], the same inertia) welded by a rigid joint to s = 0 instead."""
+    from fxrod.core.freebody import FreeBody
+
+    rod = Rod(FRAME_SEC, start=(0, 0, 0), end=(0.6, 0, 0), d1=(0, 0, 1), n_elements=4)
+    body = FreeBody(mass, (2e-3, 1e-3, 2.5e-3), (0.0, 0.0, 0.0))
+    st = Structure([rod], [Rigid((0, "0"), (1, "0"))], bodies=[body])
+    model = RodModel(st, [EndLoad("L", force=lambda t: pulse(t) * PUSH)], comm=comm)
+    return Problem(model, 5e-3, 0.2, TIGHT)
+
+
 def pulse(t: float) -> float:
     """The push's time profile [-]: a sine half-wave over [0, 0.1] s."""
     return float(np.sin(np.pi * t / 0.1)) if t < 0.1 else 0.0
@@ -451,6 +465,24 @@ def test_sweep_rigid_body_momentum(tmp_path):
         p = np.array([s["p_1"], s["p_2"], s["p_3"]])
         assert np.max(np.abs(p - impulse)) <= bound, p - impulse
     assert abs(sums[0]["tip_2"] - sums[1]["tip_2"]) > 1e-3
+
+
+def test_sweep_free_body_momentum(tmp_path):
+    """free rigid bodies: the free rod with a free body welded to it, pushed by the force
+    pulse, body masses 0.5 and 1 kg: each point equals its single run, and after the pulse
+    the momentum of rod and body is the midpoint rule's impulse (round-off and Newton's
+    atol over the 40 steps; the translation has ``|e|_2 <= sqrt(12)``, the 9 rod nodes and
+    the carrier's 3), while the body's centre ``body_1..3`` moves less for the heavier
+    body."""
+    sums = sweep_and_singles(rod_with_free_body, ["mass=0.5,1.0"], tmp_path)
+    h, n = 5e-3, 40
+    impulse = h * sum(pulse((k + 0.5) * h) for k in range(n)) * PUSH
+    bound = roundoff(np.abs(impulse).max(), n) + n * TIGHT.atol * np.sqrt(12)
+    for s in sums:
+        p = np.array([s["p_1"], s["p_2"], s["p_3"]])
+        assert np.max(np.abs(p - impulse)) <= bound, p - impulse
+    moved = [np.hypot(s["body_2"], s["body_3"]) for s in sums]
+    assert moved[0] > moved[1] > 0.0
 
 
 def creeping_cantilever(tau: float = 0.1, force: float = 1e-2, h: float = 0.02,

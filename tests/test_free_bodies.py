@@ -9,6 +9,11 @@
   ``Omega_b = (I3 - I1)/I1 omega_3`` (Euler's equations);
 * heavy symmetric top on a fixed point: steady precession at the slow root of
   ``m g l = Omega (I3 omega_3 - I1' Omega cos theta)``.
+* the body probe (``body_1..3``, ``body_v_1..3``, ``body_L_1..3``): centre at ``c + v t``,
+  angular momentum about the centre ``J omega`` constant (round-off and Newton models);
+* a body hanging from an elastic rod: bouncing at ``beta c/L``, ``beta tan beta = rho A L/M``
+  (Rayleigh: ``sqrt(k/(M + rho A L/3))``), and swinging inside the bracket of the
+  extensible string and the rigid rotation of the stretched rod (the rod's compliance).
 
 Tolerance of the rates (the midpoint rule's O(h^2) error): for a uniform rotation at rate
 ``Omega`` the midpoint rule is the Cayley map, whose angle per step is ``2 arctan(Omega h/2)``:
@@ -257,16 +262,15 @@ def test_bad_body_input_one_line(kwargs, name):
     assert e.value.name == name and "\n" not in str(e.value)
 
 
-def test_refused_analyses_and_backends(tmp_path):
-    """The analyses not verified with free bodies and the chain solver refuse in one line."""
+def test_refused_analyses_and_backends():
+    """The analyses not verified with free bodies and the chain solver refuse in one line
+    (checkpoints are verified: tests/test_capability_adjoint_restart.py)."""
     from fxrod.analysis.modes import modes
-    from fxrod.runs import checkpoint
 
     model = RodModel(Structure([], bodies=[FreeBody.sphere(0.1, 1000.0, (0, 0, 0))]))
-    for call in (lambda: modes(model, 6), lambda: checkpoint.save(tmp_path / "c", model, {})):
-        with pytest.raises(ParameterError, match="free bodies") as e:
-            call()
-        assert "\n" not in str(e.value)
+    with pytest.raises(ParameterError, match="free bodies") as e:
+        modes(model, 6)
+    assert "\n" not in str(e.value)
     with pytest.raises(ParameterError, match="chain"):
         Integrator(model, 0.01, SolverSettings(linear_solver="chain"))
 
@@ -294,3 +298,193 @@ def test_primitives():
     b = FreeBody.box(0.1, 0.2, 0.3, 1000.0, (0, 0, 0))
     assert np.allclose(np.diag(b.inertia), b.mass / 12 * np.array([0.13, 0.1, 0.05]),
                        rtol=1e-14)
+
+
+# ------------------------------------------------------------------ body probe
+def test_body_probe_records_centre_velocity_and_conserved_momentum():
+    """The default probes of a model with a free body record its centre ``body_1..3``, its
+    velocity ``body_v_1..3`` and its angular momentum about the centre ``body_L_1..3``: for
+    a torque-free tumbling body the centre moves at the initial velocity, ``c + v t``, and
+    ``L_c`` stays ``J omega`` of the initial state, both to the Newton tolerance plus
+    round-off (``L_c = L_O - x x p``: the bound of ``L_O`` of the node (rows tested with
+    ``a x q``, ``|a x q|_2 <= sqrt(|phi|^2 + 3)``), of ``p`` (rows tested with a
+    translation, ``|e|_2 = 1``) times ``|x|``, and of ``x`` times ``|p|``; ``x_n - c - v t_n
+    = h sum_k (v_k - v)`` with ``|v_k - v| <= k atol / m``)."""
+    from fxrod.runs.simulation import Simulation
+
+    J = np.array([1.0, 2.0, 2.5])
+    D = np.array([[np.cos(0.3), np.sin(0.3), 0.0], [-np.sin(0.3), np.cos(0.3), 0.0],
+                  [0.0, 0.0, 1.0]])
+    m, om = 2.0, np.array([0.3, 1.0, 0.2])
+    c, vc = np.array([0.1, 0.2, 0.3]), np.array([0.1, -0.05, 0.2])
+    body = FreeBody(m, J, c, directors=D, velocity=vc, angular_velocity=om)
+    model = RodModel(Structure([], bodies=[body]))
+    skip_if_chain_refuses(model)
+    h, steps = 0.01, 400
+    sim = Simulation(Integrator(model, h, TIGHT))
+    for name, unit in (("body_1", "m"), ("body_v_2", "m/s"), ("body_L_3", "kg m^2/s")):
+        assert sim.units[name] == unit
+    sim.run(steps * h)
+    t = sim.column("t")
+    n = np.arange(t.size)
+    X = np.stack([sim.column(f"body_{k}") for k in (1, 2, 3)], axis=1)
+    V = np.stack([sim.column(f"body_v_{k}") for k in (1, 2, 3)], axis=1)
+    L = np.stack([sim.column(f"body_L_{k}") for k in (1, 2, 3)], axis=1)
+    assert t.size == steps + 1 and np.allclose(t, n * h, rtol=0, atol=roundoff(t[-1]))
+    Jsp = D.T @ np.diag(J) @ D
+    L0 = Jsp @ om                                  # about the centre: no m c x v
+    x_bound = newton_bound(TIGHT, n * h / m, n) + roundoff(np.linalg.norm(X, axis=1), n)
+    v_bound = newton_bound(TIGHT, 1.0 / m, n) + roundoff(np.linalg.norm(vc), n)
+    xn, pn = np.linalg.norm(X, axis=1), m * np.linalg.norm(vc)
+    L_bound = (newton_bound(TIGHT, np.sqrt(xn**2 + 3.0), n) + newton_bound(TIGHT, xn, n)
+               + pn * x_bound + roundoff(np.linalg.norm(L0) + xn * pn, n + 1))
+    eX = np.max(np.abs(X - (c + np.outer(t, vc))), axis=1)
+    eV = np.max(np.abs(V - vc), axis=1)
+    eL = np.max(np.abs(L - L0), axis=1)
+    print(f"body probe {steps} steps: |x - c - v t| = {eX.max():.2e} m, |v - v0| = "
+          f"{eV.max():.2e} m/s, |L_c - J omega| = {eL.max():.2e} kg m^2/s "
+          f"(bound {L_bound[-1]:.2e})")
+    assert np.all(eX <= x_bound) and np.all(eV <= v_bound) and np.all(eL <= L_bound)
+    q, v = _node(model, model.structure.coordinate(0, "0"))
+    assert np.linalg.norm(_omega(q, v) - om) > 0.1     # it tumbled: L_c did not stand still
+
+
+# ------------------------------------------------------------------ hanging from a rod
+def _bounce(h: float, t_end: float, N: int = 8) -> tuple[float, float, float, float]:
+    """A body (M = 10 rho A L) welded (Rigid) to the lower end of a vertical elastic rod
+    clamped at the top, released from the unstretched reference under gravity: its
+    measured bouncing frequency (zero crossings of the body's ``body_3`` about the static
+    equilibrium), the exact one, Rayleigh's and the P2 bound ``(beta/N)^4``."""
+    from scipy.optimize import brentq
+
+    from fxrod.core.joints import Rigid
+    from fxrod.core.supports import Clamp
+    from fxrod.runs.simulation import Simulation
+
+    L, r, E, rho, g = 1.0, 0.01, 1e7, 1000.0, 9.81
+    sec = Section.circular(radius=r, E=E, rho=rho, nu=0.3)
+    A = np.pi * r * r
+    m_rod = rho * A * L
+    M = 10.0 * m_rod
+    rod = Rod(sec, start=(0, 0, 0), end=(0, 0, -L), d1=(1, 0, 0), n_elements=N)
+    body = FreeBody(M, (1e-3, 1e-3, 1e-3), (0, 0, -L))
+    st = Structure([rod], [Rigid((0, "L"), (1, "0"))], bodies=[body])
+    model = RodModel(st, loads=[Gravity((0, 0, -g))], supports=[Clamp("0", rod=0)])
+    skip_if_chain_refuses(model)
+    sim = Simulation(Integrator(model, h, TIGHT))
+    sim.run(t_end)
+    k, mu = E * A / L, m_rod / M
+    beta = brentq(lambda b: b * np.tan(b) - mu, 1e-9, np.pi / 2 - 1e-9)
+    w_exact = beta * np.sqrt(E / rho) / L
+    w_rayleigh = np.sqrt(k / (M + m_rod / 3.0))
+    t = sim.column("t")
+    y = sim.column("body_3") + L + (M + m_rod / 2.0) * g / k      # about the equilibrium
+    i = np.flatnonzero(np.sign(y[:-1]) != np.sign(y[1:]))
+    tc = t[i] - y[i] * (t[i + 1] - t[i]) / (y[i + 1] - y[i])
+    assert len(tc) >= 15 and np.max(np.abs(sim.column("body_1"))) == 0.0
+    return np.pi * (len(tc) - 1) / (tc[-1] - tc[0]), w_exact, w_rayleigh, (beta / N) ** 4
+
+
+def test_body_hanging_from_a_rod_bounces_at_the_axial_frequency():
+    """A body of mass M hanging from a clamped vertical rod (EA, rho A, L; M = 10 rho A L)
+    bounces at the fundamental axial frequency of a bar with a tip mass,
+    ``omega = beta c / L`` with ``beta tan beta = rho A L / M`` (c = sqrt(E/rho)), which is
+    ``sqrt(k/(M + rho A L/3))``, k = EA/L (Rayleigh's rod-mass correction), within
+    ``mu^2/90`` (mu = rho A L/M; 1.1e-4 here): 31.105 rad/s. The axial motion is linear
+    (the stretch is linear in phi' for fixed directors), so gravity only shifts the
+    equilibrium and the amplitude (the static stretch, 1 %) does not enter.
+
+    Tolerance: the midpoint rule is the Cayley map for an oscillator, rate
+    ``2/h arctan(omega h/2)``: a lag of at most ``(omega h)^2/12``; P2 elements add a
+    relative error ``O((beta/N)^4)`` (bounded by ``(beta/N)^4``, 2e-6 at N = 8; the
+    zero crossings interpolated linearly where the curvature vanishes are exact to
+    O(h^3)). Order 2 in h: halving h divides the error by 4 within 1/8."""
+    errs = []
+    for h in (0.0016, 0.0008):
+        w, w_ex, w_r, spatial = _bounce(h, 2.0)
+        tol = (w_ex * h) ** 2 / 12.0 + spatial
+        errs.append(abs(w / w_ex - 1.0))
+        print(f"h = {h}: bouncing {w:.8f} rad/s vs exact {w_ex:.8f} (rel {w / w_ex - 1:.3e}, "
+              f"tol {tol:.2e}); Rayleigh {w_r:.8f} (rel {w_r / w_ex - 1:.3e})")
+        assert errs[-1] <= tol
+    mu = 0.1
+    assert 0.0 < w_r / w_ex - 1.0 <= mu**2 / 90.0        # Rayleigh's quotient: from above
+    assert abs(errs[0] / errs[1] - 4.0) <= 0.5
+
+
+def test_body_hanging_from_a_rod_swings_at_the_pendulum_frequency():
+    """A body (M = 10 rho A L) on a ball joint at the lower end of an elastic rod pinned at
+    the top (L = 1 m, r = 2 cm, E such that the static stretch at the body is
+    ``eps = M g/EA = 0.3 %``), released at 0.02 rad under gravity, swings at the frequency
+    of the continuum rod, bracketed by two closed forms:
+
+    * above: Rayleigh's quotient of a rigid rotation of the statically stretched rod,
+      ``omega_R^2 = g (M x_L + int rho A x ds) / (M x_L^2 + int rho A x^2 ds + M11 L)``,
+      ``x(s) = s + g/EA ((M + rho A L) s - rho A s^2/2)`` (the rod's compliance: 1.6e-3
+      below the rigid compound pendulum ``g/L (M + m/2)/(M + m/3)``);
+    * below: the extensible string (no bending stiffness, which only raises frequencies),
+      ``(P u')' + rho A omega^2 u = 0``, ``P = T/(1 + T/EA)``, ``T = g (M + rho A (L - s))``,
+      ``u(0) = 0``, ``P u'(L) = M omega^2 u(L)``, solved by shooting (9e-5 below omega_R).
+
+    The measured rate (zero crossings of ``body_1``) is corrected for the midpoint rule
+    (the Cayley map: ``omega = 2/h tan(omega_h h/2)``) and for the amplitude
+    (``omega_0 = omega (1 + theta_0^2/16)``); the bracket is widened by the sections' rotary
+    inertia (``M11 L / I``, only in omega_R), the coupling with the bouncing excited by
+    the release from the unstretched rod (relative amplitude eps: ``eps^2``) and P2's
+    ``(beta/N)^4`` (``beta = omega L sqrt(rho A/(M g))``, the string's wavenumber at the
+    body)."""
+    from scipy.integrate import solve_ivp
+    from scipy.optimize import brentq
+
+    from fxrod.runs.simulation import Simulation
+
+    L, r, rho, g, eps, th0, N, h = 1.0, 0.02, 1000.0, 9.81, 0.003, 0.02, 8, 0.01
+    A = np.pi * r * r
+    rhoA, M11 = rho * A, rho * np.pi * r**4 / 4.0
+    m = rhoA * L
+    M = 10.0 * m
+    EA = M * g / eps
+    sec = Section.circular(radius=r, E=EA / A, rho=rho, nu=0.3)
+    tip = (L * np.sin(th0), 0.0, -L * np.cos(th0))
+    rod = Rod(sec, start=(0, 0, 0), end=tip, d1=(np.cos(th0), 0.0, np.sin(th0)), n_elements=N)
+    body = FreeBody(M, (1e-2, 1e-2, 1e-2), tip)
+    st = Structure([rod], [Spherical((0, "L"), (1, "0"))], bodies=[body])
+    model = RodModel(st, loads=[Gravity((0, 0, -g))], supports=[Pin("0", rod=0)])
+    skip_if_chain_refuses(model)
+    sim = Simulation(Integrator(model, h, TIGHT))
+    sim.run(20.0)
+    t, x = sim.column("t"), sim.column("body_1")
+    i = np.flatnonzero(np.sign(x[:-1]) != np.sign(x[1:]))
+    tc = t[i] - x[i] * (t[i + 1] - t[i]) / (x[i + 1] - x[i])
+    assert len(tc) >= 15
+    w_h = np.pi * (len(tc) - 1) / (tc[-1] - tc[0])
+    w = 2.0 / h * np.tan(w_h * h / 2.0) * (1.0 + th0**2 / 16.0)
+    # above: the rigid rotation of the stretched rod (Gauss-Legendre: exact for these degrees)
+    xg, wg = np.polynomial.legendre.leggauss(8)
+    s, ws = 0.5 * L * (xg + 1.0), 0.5 * L * wg
+
+    def X(s):
+        return s + g / EA * ((M + rhoA * L) * s - rhoA * s**2 / 2.0)
+
+    inertia = M * X(L) ** 2 + ws @ (rhoA * X(s) ** 2) + M11 * L
+    w_R = np.sqrt(g * (M * X(L) + ws @ (rhoA * X(s))) / inertia)
+    w_rigid = np.sqrt(g / L * (M + m / 2.0) / (M + m / 3.0))
+
+    # below: the extensible string
+    def P(s):
+        T = g * (M + rhoA * (L - s))
+        return T / (1.0 + T / EA)
+
+    def end_balance(om):
+        y = solve_ivp(lambda s, y: [y[1] / P(s), -rhoA * om**2 * y[0]], (0.0, L),
+                      [0.0, P(0.0)], rtol=1e-12, atol=1e-14).y[:, -1]
+        return y[1] - M * om**2 * y[0]
+
+    w_S = brentq(end_balance, 0.9 * w_R, w_R, xtol=1e-14)
+    widen = eps**2 + M11 * L / inertia + (w_R * L * np.sqrt(rhoA / (M * g)) / N) ** 4
+    print(f"pendulum: {w_h:.8f} rad/s measured, {w:.8f} corrected; bracket [{w_S:.8f}, "
+          f"{w_R:.8f}] (rel {w / w_S - 1:+.2e}, {w / w_R - 1:+.2e}; widened by {widen:.1e}); "
+          f"rigid unstretched {w_rigid:.8f} ({w_R / w_rigid - 1:+.2e})")
+    assert w_S * (1.0 - widen) <= w <= w_R * (1.0 + widen)
+    # the bracket and its widening resolve the compliance's shift ten times over
+    assert w_S < w_R and 10.0 * (w_R - w_S + widen * w_R) < abs(w - w_rigid)

@@ -26,7 +26,9 @@ approximated. The carrier is rod index ``len(rods) + i`` of the structure for bo
 its nodes ``(k, "0")`` (the centre) and ``(k, "L")`` (the anchor) take joints, supports and
 end loads like any rod end. The unknowns enter the backends through the joint reduction, so
 the backends that take joints (MUMPS LU and LDL^T) take bodies; the chain solver refuses
-them (:mod:`fxrod.solvers.backends`, flag ``joints``).
+them (:mod:`fxrod.solvers.backends`, flag ``joints``). Being rod nodes, they are
+checkpointed and restarted like any rod's; :class:`fxrod.runs.probes.BodyProbe` (a default
+probe of a model with bodies) records each body's centre, velocity and angular momentum.
 """
 
 from __future__ import annotations

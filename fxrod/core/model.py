@@ -200,6 +200,8 @@ class RodModel:
                                      "structures of several rods (this one needs a single "
                                      "rod)")
             ext.bind(rod)
+        #: the inertias of the free bodies at their centre nodes (RigidBody, body i at i)
+        self.free_bodies: list[RigidBody] = []
         if st.bodies:
             if self.comm.size > 1:
                 raise ParameterError("comm", f"{self.comm.size} ranks with free bodies",
@@ -209,6 +211,7 @@ class RodModel:
                                  name=b.name or f"free_body_{i}")
                 body.bind(rod)
                 self.extensions.append(body)
+                self.free_bodies.append(body)
             names = [ext.name for ext in self.extensions]
             if len(set(names)) != len(names):
                 raise ParameterError("extension and body names", names, "unique within a "

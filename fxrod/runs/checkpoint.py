@@ -200,9 +200,6 @@ def save(path, model, scalars: dict, arrays: dict | None = None) -> Path | None:
         On every rank, if rank 0 cannot write the file (nothing temporary is left; the
         previous checkpoints stay as they were).
     """
-    from fxrod.core.model import refuse_free_bodies
-
-    refuse_free_bodies(model, "a checkpoint")
     keys = StateKeys(model)
     comm = model.comm
     wk, wv = _gather(comm, keys.w_keys, model.w0.x.array[keys.w_idx])
