@@ -21,7 +21,7 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
 2. ANCF companion, the blog's steel cantilever (1 m, 0.02 x 0.02 m, E 2.07e11 Pa) released
    at rest under gravity, 300 steps to 0.3 s with 10 and 40 elements. fxrod: the
    energy-consistent midpoint step (:class:`fxrod.ancf.EnergyConsistentStepper`) on its
-   default fast path (:mod:`fxrod.ancf.fast`), and on the general path (SNES, DOLFINx's
+   default fast path (:mod:`fxrod.ancf.banded`), and on the general path (SNES, DOLFINx's
    assembly, MUMPS; ``fast_assembly=False``) for comparison. Exudyn:
    ``ObjectANCFCable2D`` (same Gerstmayr axial strain, cubic Hermite), generalized-alpha with
    spectral radius 1 (trapezoidal), its default Newton. Reference: fxrod's ANCF with 40

@@ -42,8 +42,8 @@ def _timed(fn, acc, key):
 
 def instrument(newton) -> dict:
     """Time the Newton solver's parts by wrapping its objects' methods (the SNES path and
-    the fast path without SNES alike): residual (``FastResidual.assemble``), Jacobian
-    (``FastJacobian.assemble``; with the chain solver attached it also condenses and
+    the fast path without SNES alike): residual (``KernelResidual.assemble``), Jacobian
+    (``KernelJacobian.assemble``; with the chain solver attached it also condenses and
     factors, cell by cell), factor (``ChainSolver.factor``: the vertex sweep when not
     attached; and the check, ``backward_error``), solve (``ChainSolver.solve``, the check
     solve included). Returns the accumulator [s] (MUMPS runs: PETSc events instead)."""

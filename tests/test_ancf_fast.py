@@ -1,4 +1,4 @@
-"""The ANCF fast path (fxrod.ancf.fast: FFCx kernels from C, banded LU, Newton in C) against
+"""The ANCF fast path (fxrod.ancf.banded: FFCx kernels from C, banded LU, Newton in C) against
 the general path (PETSc SNES, DOLFINx's assembly, MUMPS): same Newton iterates to 1e-12 m."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fxrod.ancf import (
     default_settings,
     solve_static,
 )
-from fxrod.ancf import fast as ancf_fast
+from fxrod.ancf import banded as ancf_fast
 from fxrod.ancf.benchmarks import r1_beam
 
 G = (0.0, -9.81)

@@ -1,5 +1,5 @@
 """The small-rod fast path (issue 22): the residual assembled through the FFCx kernels into
-preallocated arrays (:class:`fxrod.native.assembly.FastResidual`) is DOLFINx's residual, and
+preallocated arrays (:class:`fxrod.native.assembly.KernelResidual`) is DOLFINx's residual, and
 the Newton iterates of a run with it equal those of DOLFINx's assembly.
 
 Reference: DOLFINx's ``assemble_residual`` (the SNES callback of ``NonlinearProblem``),
@@ -72,8 +72,8 @@ def test_fast_residual_is_dolfinx_residual(name):
 
 
 def test_support_rows_and_energies_are_dolfinx_values():
-    """The reactions' rows (:class:`fxrod.native.assembly.FastVector` on the cells at the
-    supports) and the energy ledger's entries (:class:`fxrod.native.assembly.FastScalar`) are
+    """The reactions' rows (:class:`fxrod.native.assembly.KernelVector` on the cells at the
+    supports) and the energy ledger's entries (:class:`fxrod.native.assembly.KernelScalar`) are
     DOLFINx's ``assemble_vector`` / ``assemble_scalar`` values bit for bit: the same
     kernels, the same additions in the same order."""
     from dolfinx import fem

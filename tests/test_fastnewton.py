@@ -11,7 +11,7 @@ import pytest
 import fxrod.solvers.chain as chain_module
 from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
 from fxrod.runs.integrators import Integrator
-from fxrod.solvers.array_newton import FastNewtonSolver
+from fxrod.solvers.array_newton import ArrayNewtonSolver
 from fxrod.solvers.newton import NewtonSolver
 from fxrod.solvers.settings import SolverSettings
 from tests.conftest import newton_iterates
@@ -61,9 +61,9 @@ def fast_iterates(make, h: float, steps: int, **settings):
 def test_fast_path_gives_the_snes_iterates(name):
     make, h, steps, settings = CASES[name]
     fast, its, integ = fast_iterates(make, h, steps, **settings)
-    assert isinstance(integ.newton, FastNewtonSolver) and integ.newton.active
+    assert isinstance(integ.newton, ArrayNewtonSolver) and integ.newton.active
     assert integ.newton.fast_solves == steps and integ.newton.snes_solves == 0
-    # the general path: a SNES monitor makes FastNewtonSolver hand every solve to SNES
+    # the general path: a SNES monitor makes ArrayNewtonSolver hand every solve to SNES
     ref, ref_integ = newton_iterates(make, h, steps, linear_solver="chain", **settings)
     assert ref_integ.newton.fast_solves == 0 and ref_integ.newton.snes_solves == steps
     assert ref_integ.newton.chain.reason is None
@@ -106,7 +106,7 @@ def test_rejected_factorisation_falls_back_to_snes_and_mumps(monkeypatch):
     make = lambda: cantilever_vibration(3, constraints=()).model  # noqa: E731
     with pytest.warns(RuntimeWarning, match="singular interior block"):
         got, integ = newton_iterates(make, 1e-3, 3, linear_solver="chain", **EX62)
-    assert isinstance(integ.newton, FastNewtonSolver) and not integ.newton.active
+    assert isinstance(integ.newton, ArrayNewtonSolver) and not integ.newton.active
     assert integ.newton.fast_solves == 0 and integ.newton.snes_solves == 3
     ref, _ = newton_iterates(make, 1e-3, 3, linear_solver="mumps", **EX62)
     assert got.shape == ref.shape

@@ -28,7 +28,7 @@ import pytest
 from dolfinx.fem.petsc import assemble_matrix, create_matrix
 from petsc4py import PETSc
 
-from fxrod.native.assembly import FastJacobian
+from fxrod.native.assembly import KernelJacobian
 from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.chain import ChainSolver
@@ -66,7 +66,7 @@ def test_own_pattern_is_dolfinx_pattern(name):
     ref.zeroEntries()
     assemble_matrix(ref, J, bcs=bcs, diag=1.0)
     ref.assemble()
-    fj = FastJacobian(J, integ.model.w, bcs)
+    fj = KernelJacobian(J, integ.model.w, bcs)
     fj.assemble()
     ai, aj, av = ref.getValuesCSR()
     assert np.array_equal(fj.indptr, ai) and np.array_equal(fj.indices, aj)
@@ -79,7 +79,7 @@ def test_chain_path_keeps_no_matrix():
     ``csr`` (a fallback) builds the matrix, whose products the operator ``A`` gives."""
     integ = _stepped("clamped")
     J, bcs, w = integ.newton.problem.J, integ.model.bcs, integ.model.w
-    fj = FastJacobian(J, w, bcs, csr=False)
+    fj = KernelJacobian(J, w, bcs, csr=False)
     fj.keep_element_matrices(csr=False)
     chain = ChainSolver(w.function_space, fj.bc_dofs)
     chain.attach(fj)
@@ -91,7 +91,7 @@ def test_chain_path_keeps_no_matrix():
     assert fj.A.getType() == PETSc.Mat.Type.PYTHON
     fj.csr = True
     fj.assemble()
-    ref = FastJacobian(J, w, bcs)
+    ref = KernelJacobian(J, w, bcs)
     ref.assemble()
     assert np.array_equal(fj.vals, ref.vals)
     x, y, y_ref = (ref.A.createVecRight() for _ in range(3))
@@ -150,7 +150,7 @@ def test_chain_arrays_at_the_factors_size(name):
     element the closed form of the layout."""
     integ = _stepped(name)
     J, bcs, w = integ.newton.problem.J, integ.model.bcs, integ.model.w
-    fj = FastJacobian(J, w, bcs)
+    fj = KernelJacobian(J, w, bcs)
     fj.keep_element_matrices()
     fj.assemble()
     elem = fj.elem.copy()

@@ -17,7 +17,7 @@ from dolfinx.fem.petsc import assemble_matrix, create_matrix
 
 from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
 from fxrod.errors import ParameterError
-from fxrod.native.assembly import FastJacobian
+from fxrod.native.assembly import KernelJacobian
 from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
 from fxrod.problems.soft_arm import soft_arm
 from fxrod.runs.integrators import Integrator
@@ -115,7 +115,7 @@ def test_fast_path_only_where_applicable():
     model = flying_spaghetti(2).model
     integ = Integrator(model, 0.1, SolverSettings(fast_assembly=False))
     assert integ.newton.fast_jacobian is None
-    assert FastJacobian.applicable(integ.newton.problem.J, model.comm)
+    assert KernelJacobian.applicable(integ.newton.problem.J, model.comm)
 
 
 def test_fast_path_falls_back_with_a_warning(monkeypatch, tmp_path):

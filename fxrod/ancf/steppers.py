@@ -17,7 +17,7 @@
 
 ``h`` is the time step [s] throughout. The Newton solves take a
 :class:`fxrod.solvers.settings.SolverSettings`; :func:`default_settings` gives the ANCF defaults.
-By default they run the fast path of :mod:`fxrod.ancf.fast` (FFCx kernels from C, banded
+By default they run the fast path of :mod:`fxrod.ancf.banded` (FFCx kernels from C, banded
 LU, the SNES iteration in C: same iterates up to round-off); ``fast_assembly=False`` (or
 a Jacobian lag or line search it does not reproduce, or a C helper that does not build)
 selects the general path, SNES with DOLFINx's assembly and MUMPS. The central difference
@@ -45,8 +45,8 @@ import numpy as np
 import ufl
 from petsc4py import PETSc
 
+from fxrod.ancf.banded import BandedAcceleration, BandedNewton
 from fxrod.ancf.element import ANCFBeam
-from fxrod.ancf.fast import FastAcceleration, FastNewton
 from fxrod.ancf.modal import critical_time_step
 from fxrod.errors import (
     ConvergenceError,
@@ -79,7 +79,7 @@ def default_settings(beam: ANCFBeam, **changes) -> SolverSettings:
     ``jacobian_lag``, ``linesearch``, ``mumps_icntl`` and ``malloc_tuning``;
     :func:`solve_static` halves its load increments on its own (``max_halvings``), so
     ``adaptive``, ``h_min``, ``grow_after``, ``retry_linesearch`` and ``predictor`` are not
-    used. ``fast_assembly`` (on) selects the fast path of :mod:`fxrod.ancf.fast` where it
+    used. ``fast_assembly`` (on) selects the fast path of :mod:`fxrod.ancf.banded` where it
     applies (``jacobian_lag == 1``, ``linesearch == "basic"``); off, SNES with DOLFINx's
     assembly and MUMPS (``mumps_icntl``, ``malloc_tuning`` then apply).
 
@@ -95,23 +95,23 @@ def default_settings(beam: ANCFBeam, **changes) -> SolverSettings:
 
 
 class _Newton:
-    """Newton solves of ``F(beam.r) = 0``: :class:`fxrod.ancf.fast.FastNewton` where it
+    """Newton solves of ``F(beam.r) = 0``: :class:`fxrod.ancf.banded.BandedNewton` where it
     applies, else (and for an iterate off the boundary values) :class:`NewtonSolver` with
     DOLFINx's assembly, built when first needed.
 
     Attributes
     ----------
-    fast : FastNewton or None
+    fast : BandedNewton or None
         The fast path, None when the general one is used.
     """
 
     def __init__(self, F: ufl.Form, beam: ANCFBeam, settings: SolverSettings) -> None:
         self._F, self._beam, self.settings = F, beam, settings
         self._general: NewtonSolver | None = None
-        self.fast: FastNewton | None = None
-        if FastNewton.applicable(settings):
+        self.fast: BandedNewton | None = None
+        if BandedNewton.applicable(settings):
             try:
-                self.fast = FastNewton(F, beam, settings)
+                self.fast = BandedNewton(F, beam, settings)
             except Exception as err:  # noqa: BLE001  (no C compiler, odd layout: say why)
                 warnings.warn(f"fxrod: ANCF fast path unavailable ({err}); using SNES",
                               RuntimeWarning, stacklevel=3)
@@ -286,8 +286,8 @@ class CentralDifference:
     blowup : float
         A displacement larger than ``blowup * L`` counts as blow-up.
     fast_assembly : bool
-        Force by the C loop and banded Cholesky solve (:class:`fxrod.ancf.fast.
-        FastAcceleration`, the default); False: DOLFINx's assembly and PETSc's Cholesky.
+        Force by the C loop and banded Cholesky solve (:class:`fxrod.ancf.banded.
+        BandedAcceleration`, the default); False: DOLFINx's assembly and PETSc's Cholesky.
 
     Attributes
     ----------
@@ -336,11 +336,11 @@ class CentralDifference:
         M = beam.mass_matrix()
         Mfull = M.convert("dense").getDenseArray().copy()
         self._Mdense = Mfull[np.ix_(free, free)]
-        #: the fast path (:class:`fxrod.ancf.fast.FastAcceleration`) or None
-        self.fast: FastAcceleration | None = None
+        #: the fast path (:class:`fxrod.ancf.banded.BandedAcceleration`) or None
+        self.fast: BandedAcceleration | None = None
         if fast_assembly:
             try:
-                self.fast = FastAcceleration(beam, Mfull)
+                self.fast = BandedAcceleration(beam, Mfull)
             except Exception as err:  # noqa: BLE001  (no C compiler, odd layout: say why)
                 warnings.warn(f"fxrod: ANCF fast path unavailable ({err}); using PETSc",
                               RuntimeWarning, stacklevel=2)

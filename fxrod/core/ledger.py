@@ -23,12 +23,12 @@ from mpi4py import MPI
 
 from fxrod.core.forms import elastic
 from fxrod.native import jit
-from fxrod.native.assembly import FastScalar
+from fxrod.native.assembly import KernelScalar
 
 
 class Functional:
     """A compiled scalar form evaluated on the whole rod: through
-    :class:`fxrod.native.assembly.FastScalar` in a serial run where it applies (the FFCx kernels
+    :class:`fxrod.native.assembly.KernelScalar` in a serial run where it applies (the FFCx kernels
     from a C loop, without DOLFINx's per-call packing), else DOLFINx's ``assemble_scalar``
     summed over the ranks.
 
@@ -42,10 +42,10 @@ class Functional:
 
     def __init__(self, form, comm) -> None:
         self.form, self.comm = form, comm
-        self._fast: FastScalar | None = None
+        self._fast: KernelScalar | None = None
         if comm.size == 1:
             try:
-                self._fast = FastScalar(form)
+                self._fast = KernelScalar(form)
             except Exception:  # noqa: BLE001  (no C helper or layout: DOLFINx's assembly)
                 self._fast = None
 

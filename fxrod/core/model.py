@@ -642,7 +642,7 @@ class RodModel:
     def _support_rows(self) -> np.ndarray:
         """The residual without Dirichlet conditions, exact at least in the supports' rows:
         in serial runs without joints only the cells at the supports
-        (:class:`fxrod.native.assembly.FastVector`, DOLFINx's values in those rows), else
+        (:class:`fxrod.native.assembly.KernelVector`, DOLFINx's values in those rows), else
         DOLFINx's assembly (folded onto the independent unknowns by the joints)."""
         if getattr(self, "_F_compiled", None) is None:
             self._F_compiled = jit.form(self.F)
@@ -651,7 +651,7 @@ class RodModel:
                 dofs = np.concatenate([d.ravel() for d in self._support_dofs.values()])
                 cells = np.flatnonzero(np.isin(self.space.W.dofmap.list, dofs).any(axis=1))
                 try:
-                    self._support_vector = assembly.FastVector(
+                    self._support_vector = assembly.KernelVector(
                         self._F_compiled, self.space.W, cells)
                 except Exception:  # noqa: BLE001  (no C helper or layout: DOLFINx's assembly)
                     self._support_vector = None

@@ -9,7 +9,7 @@ assembly   ``assembly.c``, ``assembly.cdef``      :mod:`fxrod.native.assembly` (
                                                   over the cells, into CSR or element arrays)
 chain      ``chain.c``, ``chain.cdef``            :mod:`fxrod.solvers.chain` (block condensation and
                                                   factorisation of an open rod's chain)
-ancf       ``ancf.c``, ``ancf_types.h``,          :mod:`fxrod.ancf.fast` (banded LU and
+ancf       ``ancf.c``, ``ancf_types.h``,          :mod:`fxrod.ancf.banded` (banded LU and
            ``ancf.cdef``                          Newton of the planar ANCF beam)
 ========== ====================================== ===========================================
 

@@ -11,9 +11,9 @@ DOLFINx assembles (same kernels, same Dirichlet treatment: rows and columns of c
 dofs zero, unit diagonal), up to the order of the floating-point additions
 (tests/test_speed_paths.py compares them).
 
-The same C loops serve residuals (:class:`FastResidual`, a :class:`FastVector` with the
-Dirichlet rows), the supports' rows for the reactions (:class:`FastVector` on the cells at
-the supports) and the energy ledger's functionals (:class:`FastScalar`), each giving
+The same C loops serve residuals (:class:`KernelResidual`, a :class:`KernelVector` with the
+Dirichlet rows), the supports' rows for the reactions (:class:`KernelVector` on the cells at
+the supports) and the energy ledger's functionals (:class:`KernelScalar`), each giving
 DOLFINx's values to the bit (the same kernels, the same additions in the same order).
 
 Serial only (the matrix is a ``seqaij`` wrapping numpy arrays); under MPI the integrator
@@ -41,7 +41,7 @@ def _load_lib():
 def prepare() -> None:
     """Build (or load) the assembly helper ahead of its use, e.g. while the C compiler builds
     a model's forms (:func:`fxrod.native.jit.forms`); a failure is reported where the helper is
-    needed (:meth:`FastJacobian.applicable`)."""
+    needed (:meth:`KernelJacobian.applicable`)."""
     with contextlib.suppress(Exception):
         _load_lib()
 
@@ -55,7 +55,7 @@ class FormKernels:
     gather them entity by entity straight from the coefficients' arrays into a buffer of
     one entity (no array of all packed coefficients: the values are those at the
     assembly); ``packed=True`` keeps an array of all of them per integral (``"coeffs"``,
-    filled by the caller, e.g. :mod:`fxrod.ancf.fast`, from ``"index"``). The
+    filled by the caller, e.g. :mod:`fxrod.ancf.banded`, from ``"index"``). The
     construction checks the layout against ``pack_coefficients`` by packing every
     coefficient's dof numbers, so a layout it does not reproduce (dof transformations, an
     unknown integral type) raises ``RuntimeError``.
@@ -218,12 +218,12 @@ class FormKernels:
 
 class _Products:
     """Context of a PETSc ``python`` matrix whose products are those of a
-    :class:`FastJacobian`'s CSR matrix (:meth:`FastJacobian.matrix`, built at the first
+    :class:`KernelJacobian`'s CSR matrix (:meth:`KernelJacobian.matrix`, built at the first
     product): the operator handed to SNES when the Jacobian is only factored (a line
     search other than "basic" multiplies by it). Holds the Jacobian weakly (the matrix
     belongs to it)."""
 
-    def __init__(self, fast_jacobian: FastJacobian) -> None:
+    def __init__(self, fast_jacobian: KernelJacobian) -> None:
         self._fj = weakref.ref(fast_jacobian)
 
     def mult(self, mat, x, y) -> None:
@@ -233,7 +233,7 @@ class _Products:
         self._fj().matrix().multTranspose(x, y)
 
 
-class FastJacobian:
+class KernelJacobian:
     """Assemble the compiled Jacobian form ``J_form`` into a ``seqaij`` matrix that shares
     its CSR arrays with numpy (serial runs), or only into element matrices or a condenser
     (the chain solver, :attr:`condenser`).
@@ -476,7 +476,7 @@ class FastJacobian:
         self.assemble(constants=self.constants_each_call)
 
 
-class FastVector:
+class KernelVector:
     """Assemble a linear form through its FFCx kernels from a small C loop, without
     Dirichlet conditions, optionally only on some cells: the rows those cells hold get
     exactly DOLFINx's ``assemble_vector`` values (the same contributions added in the same
@@ -537,7 +537,7 @@ class FastVector:
         return self.b
 
 
-class FastResidual:
+class KernelResidual:
     """Assemble the residual ``F(u)`` with Dirichlet rows ``x - g`` into a numpy array, as
     DOLFINx's ``assemble_residual`` (SNES callback of ``NonlinearProblem``) does, through
     the same FFCx kernels (serial runs).
@@ -561,7 +561,7 @@ class FastResidual:
 
     def __init__(self, F_form, u, bcs, fallback) -> None:
         #: the element-vector assembly of ``F_form`` (no Dirichlet rows)
-        self.vector = FastVector(F_form, u.function_space)
+        self.vector = KernelVector(F_form, u.function_space)
         self.kernels = self.vector.kernels
         self.u = u
         self.bcs = bcs
@@ -613,7 +613,7 @@ class FastResidual:
         b.setArray(self.assemble(xa))
 
 
-class FastScalar:
+class KernelScalar:
     """Assemble a scalar form (cell and exterior-facet integrals) through its FFCx kernels
     from a small C loop, as DOLFINx's ``assemble_scalar`` does (each integral summed over
     its entities in order, the integrals added in the form's order), without its per-call

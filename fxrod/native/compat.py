@@ -1,7 +1,7 @@
 """The one module that touches DOLFINx's and FFCx's internals (names with a leading underscore).
 
 fxrod compiles its forms in fewer C modules than DOLFINx would (:mod:`fxrod.native.jit`), calls the
-FFCx kernels from its own C loops (:mod:`fxrod.native.assembly`, :mod:`fxrod.ancf.fast`) and
+FFCx kernels from its own C loops (:mod:`fxrod.native.assembly`, :mod:`fxrod.ancf.banded`) and
 builds a ``NonlinearProblem`` without the matrix DOLFINx would allocate
 (:mod:`fxrod.solvers.newton`).
 Each needs a name that DOLFINx 0.11 or FFCx 0.11 does not publish; they are all here, so that

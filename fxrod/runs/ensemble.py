@@ -17,7 +17,7 @@ Newton solve per step. Member ``k`` differs from the template by
 The members share no unknown, so the Jacobian is block diagonal over members and the
 chain solver (``SolverSettings(linear_solver="chain")``, :mod:`fxrod.solvers.chain`) factors it in
 one sweep over all chains. Newton's convergence is judged member by member
-(:meth:`fxrod.solvers.array_newton.FastNewtonSolver.converge_per_group`): a step takes as many
+(:meth:`fxrod.solvers.array_newton.ArrayNewtonSolver.converge_per_group`): a step takes as many
 iterations as the member that needs most would alone, not the count that brings the norm
 over all N members below atol (about atol/sqrt(N) each). Every member's discrete solution is
 that of the single-rod run to Newton tolerance (tests/test_ensemble.py: 1e-12).
@@ -200,7 +200,7 @@ class Ensemble:
         chain solver (MUMPS on several ranks) with fxrod's other defaults. On the chain
         solver's fast path each member's Newton iteration is judged on its own rows, as in a
         run of its own
-        (:meth:`fxrod.solvers.array_newton.FastNewtonSolver.converge_per_group`)."""
+        (:meth:`fxrod.solvers.array_newton.ArrayNewtonSolver.converge_per_group`)."""
         if settings is None:   # the chain solver runs serially; MUMPS on several ranks
             serial = self.model.comm.size == 1
             settings = SolverSettings(linear_solver="chain" if serial else "mumps")

@@ -1,6 +1,6 @@
 """Steppers over (model, settings): implicit midpoint steps (42) and quasi-static load
 stepping on the same residual, solved with :class:`fxrod.solvers.newton.NewtonSolver` (with the
-chain solver in a serial run: :class:`fxrod.solvers.array_newton.FastNewtonSolver`, without SNES).
+chain solver in a serial run: :class:`fxrod.solvers.array_newton.ArrayNewtonSolver`, without SNES).
 
 A stepper never changes the physics: whether the problem is dynamic or quasi-static, and
 where the balance is evaluated, are properties of the model (:class:`fxrod.core.model.RodModel`);
@@ -19,7 +19,7 @@ import numpy as np
 
 from fxrod.errors import ConvergenceError, ParameterError, check_positive
 from fxrod.solvers import backends
-from fxrod.solvers.array_newton import FastNewtonSolver
+from fxrod.solvers.array_newton import ArrayNewtonSolver
 from fxrod.solvers.backends import Capabilities
 from fxrod.solvers.newton import NewtonSolver, snes_reason_name
 from fxrod.solvers.reduction import ReducedNewtonSolver
@@ -81,7 +81,7 @@ class Integrator:
             # (fxrod.solvers.array_newton; it hands the solves it cannot reproduce to SNES)
             fast = (settings.linear_solver in ("auto", "chain") and model.comm.size == 1
                     and not terms)
-            solver = FastNewtonSolver if fast else NewtonSolver
+            solver = ArrayNewtonSolver if fast else NewtonSolver
             self.newton = solver(model.F, model.w, model.bcs, settings, terms=terms)
         else:
             if settings.linear_solver == "chain":

@@ -3,13 +3,13 @@
 For a rod of 10 elements the arithmetic of one Newton iteration (a residual, one element
 factorisation in a few, one block-tridiagonal solve) costs less than the PETSc round trips
 around it: SNES callbacks, vector copies, the KSP/PC dispatch to the Python chain
-preconditioner. :class:`FastNewtonSolver` is a :class:`fxrod.solvers.newton.NewtonSolver` (same
-attributes, same SNES kept for the cases below) whose :meth:`FastNewtonSolver.solve` runs
+preconditioner. :class:`ArrayNewtonSolver` is a :class:`fxrod.solvers.newton.NewtonSolver` (same
+attributes, same SNES kept for the cases below) whose :meth:`ArrayNewtonSolver.solve` runs
 the iteration that SNES ``newtonls`` performs with the options of
 :func:`fxrod.solvers.newton.snes_options` on arrays:
 
-* residual ``F(x)`` by :class:`fxrod.native.assembly.FastResidual` (Dirichlet rows ``x - g``);
-* Jacobian element matrices by :class:`fxrod.native.assembly.FastJacobian` and
+* residual ``F(x)`` by :class:`fxrod.native.assembly.KernelResidual` (Dirichlet rows ``x - g``);
+* Jacobian element matrices by :class:`fxrod.native.assembly.KernelJacobian` and
   :class:`fxrod.solvers.chain.ChainSolver` ``factor`` in the Newton iterations ``i`` with
   ``i % lag == 0`` (PETSc's ``snes_lag_jacobian``: modified Newton; with
   ``jacobian_persists``, ``(i + j) % lag == 0`` with ``j`` the iterations of the earlier
@@ -27,7 +27,7 @@ solve functions, the same update, so the iterates agree to round-off
 exactly at its tolerance could decide differently).
 
 An ensemble (:mod:`fxrod.runs.ensemble`) asks for the tests group by group
-(:meth:`FastNewtonSolver.converge_per_group`): each member must pass them on its own rows,
+(:meth:`ArrayNewtonSolver.converge_per_group`): each member must pass them on its own rows,
 as in a solve of its own, instead of the whole vector passing them once.
 
 The solve is handed to SNES (the general path, from the same initial iterate) when the
@@ -53,7 +53,7 @@ from fxrod.solvers.newton import (
 from fxrod.solvers.settings import SolverSettings
 
 
-class FastNewtonSolver(NewtonSolver):
+class ArrayNewtonSolver(NewtonSolver):
     """:class:`fxrod.solvers.newton.NewtonSolver` with the chain solver, whose solves run without
     SNES when they can (see the module docstring).
 
@@ -170,7 +170,7 @@ class FastNewtonSolver(NewtonSolver):
 
     def _newton(self, x: np.ndarray, lag: int) -> tuple[int, int] | None:
         """SNES newtonls (basic line search, Jacobian lag ``lag``) on ``x`` (the unknown's
-        values, :attr:`fxrod.native.assembly.FastResidual.values`) in place;
+        values, :attr:`fxrod.native.assembly.KernelResidual.values`) in place;
         ``(reason, iterations)`` or None when a factorisation is rejected."""
         s = self.settings
         fr, y, solver = self.fast_residual, self._y, self._solver

@@ -6,7 +6,7 @@ On the mixed P2/DG1/nodal space every element couples to its neighbours only thr
 two vertices (12 position/director and 6 multiplier unknowns each, ``nv = 18``); its
 ``ni = 30`` interior unknowns (mid-node q and multipliers, the DG1 stresses) appear in no
 other element. With the element matrices ``A_e`` (from
-:class:`fxrod.native.assembly.FastJacobian`, Dirichlet rows and columns zero) ordered
+:class:`fxrod.native.assembly.KernelJacobian`, Dirichlet rows and columns zero) ordered
 ``[interior | left vertex | right vertex]``::
 
     X_e = A_II^-1 A_IB(:, active)                  (LU of A_II, see below)
@@ -39,7 +39,7 @@ If the block is still singular (statics: no mass term holds the mid-node positio
 unknowns that carry its numerical null space join the vertex blocks too (27 x 27 for the
 quasi-static Kirchhoff rod). Otherwise the solver reports a singular interior block.
 
-Attached to a :class:`fxrod.native.assembly.FastJacobian` (:meth:`ChainSolver.attach`, as
+Attached to a :class:`fxrod.native.assembly.KernelJacobian` (:meth:`ChainSolver.attach`, as
 :class:`fxrod.solvers.newton.NewtonSolver` does), the factorisation runs inside the Jacobian
 assembly, cell by cell: FFCx kernel into a 66 x 66 buffer, condensation right away; no
 array of all element matrices is zeroed, written or read (348 MB at 10 000 cells). The
@@ -176,7 +176,7 @@ class ChainSolver:
         self.ffi = self.lib.ffi
         self._setup(())
         self._null_retained = False
-        #: the :class:`fxrod.native.assembly.FastJacobian` whose assembly this solver factors
+        #: the :class:`fxrod.native.assembly.KernelJacobian` whose assembly this solver factors
         #: cell by cell (:meth:`attach`), or None
         self.attached = None
         self._fused_error: str | None = None
@@ -376,7 +376,7 @@ class ChainSolver:
 
     def attach(self, fast_jacobian) -> None:
         """Factor the Jacobian of ``fast_jacobian`` (a
-        :class:`fxrod.native.assembly.FastJacobian` of the same space, CSR assembly off)
+        :class:`fxrod.native.assembly.KernelJacobian` of the same space, CSR assembly off)
         whenever it is assembled, cell by cell from its FFCx kernels: no array of element
         matrices is written or read. Its ``elem`` array (kept for callers that pass it to
         :meth:`factor` and :meth:`backward_error`) then stays untouched; :meth:`factor`
@@ -580,7 +580,7 @@ class ChainSolver:
 class ChainPC:
     """PETSc ``python`` preconditioner context that solves exactly with a
     :class:`ChainSolver` (``ksp_type preonly``), factored from the element matrices of a
-    :class:`fxrod.native.assembly.FastJacobian` whenever the Jacobian changes.
+    :class:`fxrod.native.assembly.KernelJacobian` whenever the Jacobian changes.
 
     If the chain solver cannot be used (``chain`` None) or meets a singular block (e.g. a
     diverging Newton iterate), it solves with MUMPS LU on the assembled matrix from then on

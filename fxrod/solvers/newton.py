@@ -4,8 +4,8 @@ ANCF beam) and every stepper (dynamics, load stepping).
 
 The solver only solves: it never changes the forms, the boundary conditions or any
 constant of the problem. Serial runs assemble the Jacobian with
-:class:`fxrod.native.assembly.FastJacobian` (same FFCx kernels, direct CSR insertion) and the
-residual with :class:`fxrod.native.assembly.FastResidual` unless ``settings.fast_assembly``
+:class:`fxrod.native.assembly.KernelJacobian` (same FFCx kernels, direct CSR insertion) and the
+residual with :class:`fxrod.native.assembly.KernelResidual` unless ``settings.fast_assembly``
 (``fast_residual``) is off or the helper cannot be built (then with a warning). The
 constants of the forms are packed once per solve (they do not change within one).
 
@@ -33,7 +33,7 @@ from petsc4py import PETSc
 
 from fxrod.errors import ParameterError
 from fxrod.native import compat, jit
-from fxrod.native.assembly import FastJacobian, FastResidual
+from fxrod.native.assembly import KernelJacobian, KernelResidual
 from fxrod.native.malloc import tune_malloc
 from fxrod.solvers import backends, mumps
 from fxrod.solvers.backends import Capabilities
@@ -307,7 +307,7 @@ class NewtonSolver:
                                       else mumps.snes_options())}
         # fxrod.native.jit: a RodModel's F and default J were compiled with its ledger already
         F, J = jit.forms([F, derivative_block(F, w) if J is None else J])
-        fast = fast and FastJacobian.applicable(J, comm)
+        fast = fast and KernelJacobian.applicable(J, comm)
         prefix = f"fxrod{next(_PREFIX)}_"
         self.fast_jacobian = None
         self.fast_residual = None
@@ -318,7 +318,7 @@ class NewtonSolver:
             # The chain solver factors the Jacobian inside its assembly: no matrix of the
             # full pattern (the fast Jacobian builds its CSR matrix if a fallback needs it)
             try:
-                self.fast_jacobian = FastJacobian(J, w, bcs, csr=False)
+                self.fast_jacobian = KernelJacobian(J, w, bcs, csr=False)
                 fj = self.fast_jacobian
                 self.problem = compat.nonlinear_problem(F, fj.J, fj.u, fj.A, fj.snes_callback,
                                                         bcs, prefix, opts)
@@ -337,7 +337,7 @@ class NewtonSolver:
             A.assemble()
             if fast:
                 try:
-                    self.fast_jacobian = FastJacobian(self.problem.J, w, bcs, A)
+                    self.fast_jacobian = KernelJacobian(self.problem.J, w, bcs, A)
                 except RuntimeError as err:  # unexpected pattern: DOLFINx's assembly
                     warnings.warn(f"fxrod: {err}; using DOLFINx's assembly", RuntimeWarning,
                                   stacklevel=2)
@@ -405,7 +405,7 @@ class NewtonSolver:
         self.snes.setJacobian(jacobian, J, P)
 
     def _use_fast_residual(self, w: fem.Function, bcs: list) -> None:
-        """Replace DOLFINx's residual callback by :class:`FastResidual` (which hands an
+        """Replace DOLFINx's residual callback by :class:`KernelResidual` (which hands an
         iterate off the boundary values back to DOLFINx's callback)."""
         vec, (f, fargs, fkw) = self.snes.getFunction()
 
@@ -413,7 +413,7 @@ class NewtonSolver:
             f(snes, x, b, *fargs, **fkw)
 
         try:
-            self.fast_residual = FastResidual(self.problem.F, w, bcs, dolfinx_residual)
+            self.fast_residual = KernelResidual(self.problem.F, w, bcs, dolfinx_residual)
         except RuntimeError as err:  # a layout it does not reproduce: DOLFINx's assembly
             warnings.warn(f"fxrod: {err}; using DOLFINx's residual assembly",
                           RuntimeWarning, stacklevel=3)

@@ -99,11 +99,11 @@ class SolverSettings:
         Initial Newton iterate of a dynamic or load step; see
         :meth:`fxrod.runs.integrators.Integrator.try_step`. Default ``"extrapolate"``.
     fast_assembly : bool
-        Serial runs assemble the Jacobian with :class:`fxrod.native.assembly.FastJacobian`
+        Serial runs assemble the Jacobian with :class:`fxrod.native.assembly.KernelJacobian`
         (same FFCx kernels, direct CSR insertion). Default True.
     fast_residual : bool
         With ``fast_assembly``, serial runs also assemble the residual through the FFCx
-        kernels into preallocated arrays (:class:`fxrod.native.assembly.FastResidual`): the
+        kernels into preallocated arrays (:class:`fxrod.native.assembly.KernelResidual`): the
         same vector as DOLFINx's, without its per-call Python work (coefficient packing,
         lifting, vector wrappers); the Newton iterates are unchanged
         (tests/test_fast_residual.py). Default True.

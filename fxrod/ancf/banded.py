@@ -1,9 +1,10 @@
-"""Fast path of the ANCF solvers: FFCx kernels from C, banded LU, Newton in C (theory §A4).
+"""The banded path of the ANCF solvers: FFCx kernels from C, banded LU, Newton in C (theory §A4).
 
-The general path hands every Newton solve to PETSc SNES (:class:`fxrod.solvers.newton.NewtonSolver`)
-with DOLFINx's assembly and a MUMPS LU. For a beam of 10-40 elements (40-164 unknowns) that
-machinery, not the arithmetic, is the cost: a 300-step release spends ~0.75 ms per step in
-Python callbacks, coefficient packing and PETSc object traffic whatever the element count.
+The general path hands every Newton solve to PETSc SNES
+(:class:`fxrod.solvers.newton.NewtonSolver`) with DOLFINx's assembly and a MUMPS LU. For a
+beam of 10-40 elements (40-164 unknowns) that machinery, not the arithmetic, is the cost
+(bench/README.md): a release spends most of its time in Python callbacks, coefficient
+packing and PETSc object traffic whatever the element count.
 This module keeps the same compiled forms and runs
 
 * the same FFCx kernels (same packed coefficients and constants, gathered with
@@ -19,8 +20,8 @@ This module keeps the same compiled forms and runs
 The iterates are those of the general path up to round-off (the element tensors are the
 same numbers; only the order of the additions and the LU differ), see tests/test_ancf_fast.py.
 
-:class:`FastNewton` applies to a residual on the beam's space with ``jacobian_lag == 1``
-and ``linesearch == "basic"`` (:meth:`FastNewton.applicable`); its :meth:`FastNewton.solve`
+:class:`BandedNewton` applies to a residual on the beam's space with ``jacobian_lag == 1``
+and ``linesearch == "basic"`` (:meth:`BandedNewton.applicable`); its :meth:`BandedNewton.solve`
 returns ``None`` (the caller then uses the general path) when the iterate does not hold the
 boundary values. Building raises ``RuntimeError`` when the C helper cannot be compiled or
 its first residual differs from DOLFINx's. Serial objects (``MPI.COMM_SELF``), like the beam.
@@ -162,7 +163,7 @@ class BandedForm:
             raise RuntimeError("the ANCF constants differ from DOLFINx's packing")
 
 
-class FastNewton:
+class BandedNewton:
     """Newton's method for ``F(beam.r) = 0`` in C (see the module docstring).
 
     Parameters
@@ -215,7 +216,7 @@ class FastNewton:
         return int(reason), int(self._its[0])
 
 
-class FastAcceleration:
+class BandedAcceleration:
     """``M^-1 (Q_ext - dU/dq)`` of the central difference: the force by the C loop, the
     consistent mass of the free dofs factorised once (banded Cholesky, LAPACK ``dpbtrf``).
 
