@@ -27,8 +27,8 @@ import sys, time
 t0 = float(sys.argv[1])
 import fxrod
 t_import = time.time() - t0
-from fxrod.problems.paper import flying_spaghetti
-integ = flying_spaghetti(int(sys.argv[2])).integrator()
+from fxrod.studies.cases import demo
+integ = demo("flying_spaghetti").problem(int(sys.argv[2])).integrator()
 t_model = time.time() - t0
 integ.step()
 t_step = time.time() - t0
@@ -67,7 +67,7 @@ def launch(cache: str, n_e: int, profile: bool = False) -> dict[str, float]:
     ``profile``, also the split of :data:`PROFILE`)."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
     env.pop("FXROD_CACHE_DIR", None)
-    child = CHILD.replace("from fxrod.problems.paper", PROFILE + "from fxrod.problems.paper", 1) \
+    child = CHILD.replace("from fxrod.studies.cases", PROFILE + "from fxrod.studies.cases", 1) \
         if profile else CHILD
     if profile:
         child += "print(json.dumps(split))\n"

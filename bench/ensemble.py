@@ -3,7 +3,7 @@
     python bench/ensemble.py [--members 1000] [--n-elements 10] [--steps 100] [--h 0.1]
                              [--json bench/ensemble.json]
 
-The rod and loads of :func:`fxrod.problems.paper.flying_spaghetti` (Table 1, loads (74)); member k
+The rod and loads of ``demos/flying_spaghetti.py`` (Table 1, loads (74)); member k
 carries the load factor ``0.5 + k/(N - 1)`` (0.5 .. 1.5). Steps of h = 0.1 s from t = 0
 with the chain solver and fxrod's other defaults (Newton atol 1e-11 of the paper). Prints
 the wall time of the setup (mesh, forms, JIT, solver) and of the stepping with a
@@ -30,7 +30,8 @@ from step_cost import instrument  # bench/ is the script's directory
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.core.rod import Rod
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti_section
+from fxrod.studies.cases import demo
 
 
 def measure(members: int, n_elements: int, steps: int, h: float) -> dict:
@@ -42,7 +43,7 @@ def measure(members: int, n_elements: int, steps: int, h: float) -> dict:
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=n_elements)
     amps = np.linspace(0.5, 1.5, members)
-    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
+    ens = Ensemble(rod, demo("flying_spaghetti").loads(), amps)
     t_model = time.perf_counter() - t0
     integ = ens.integrator(h, replace(PAPER_SETTINGS, linear_solver="chain"))
     setup = time.perf_counter() - t0

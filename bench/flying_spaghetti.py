@@ -12,8 +12,8 @@ import time
 
 t_import0 = time.perf_counter()
 import fxrod  # noqa: E402,F401
-from fxrod.problems.paper import flying_spaghetti  # noqa: E402
 from fxrod.runs.simulation import Simulation  # noqa: E402
+from fxrod.studies.cases import demo  # noqa: E402
 
 t_import = time.perf_counter() - t_import0
 
@@ -28,11 +28,11 @@ def main(argv=None) -> dict:
     setups, steps, totals = [], [], []
     for _ in range(a.repeat):
         t0 = time.perf_counter()
-        integ = flying_spaghetti(a.n_elements).integrator()
+        integ = demo("flying_spaghetti").problem(a.n_elements).integrator()
         t1 = time.perf_counter()
         integ.advance_to(15.0)
         t2 = time.perf_counter()
-        sim = Simulation(flying_spaghetti(a.n_elements).integrator())
+        sim = Simulation(demo("flying_spaghetti").problem(a.n_elements).integrator())
         t3 = time.perf_counter()
         sim.run(15.0)
         t4 = time.perf_counter()

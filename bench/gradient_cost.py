@@ -27,12 +27,12 @@ from fxrod.analysis.adjoint import (
     SectionParameters,
     TipTracking,
 )
-from fxrod.problems.paper import cantilever_vibration, quasistatic_cantilever
-from fxrod.problems.soft_arm import SOFT_ARM, soft_arm
+from fxrod.problems.soft_arm import SOFT_ARM
+from fxrod.studies.cases import demo
 
 
 def cantilever(k: int) -> Adjoint:
-    prob = cantilever_vibration(n_elements=8, h=1e-3, t_end=0.1)
+    prob = demo("cantilever_vibration").problem(n_elements=8, h=1e-3, t_end=0.1)
     m = prob.model
     params = [SectionParameters(m, ["E", "rho"], E=7.2e10, G=7.2e10 / 2.7, rho=2850.0,
                                 radius=2e-3),
@@ -42,7 +42,7 @@ def cantilever(k: int) -> Adjoint:
 
 
 def quasistatic() -> Adjoint:
-    prob = quasistatic_cantilever(n_elements=16, h=0.1)
+    prob = demo("quasistatic_cantilever").problem(n_elements=16, h=0.1)
     m = prob.model
     params = [ConstantParameter("C", m.C),
               InputHistory("force", m.loads[0], np.linspace(0.0, 1.0, 11))]
@@ -51,7 +51,7 @@ def quasistatic() -> Adjoint:
 
 
 def arm() -> Adjoint:
-    prob = soft_arm("heart", n_elements=10)
+    prob = demo("soft_arm").problem("heart", n_elements=10)
     m, p = prob.model, SOFT_ARM
     act = m.extensions[0]
     params = [InputHistory(f"p{k}", (act, a), np.linspace(0.0, 0.5, 11),

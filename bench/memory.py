@@ -3,7 +3,7 @@
     python bench/memory.py [--sizes 1000,10000] [--steps 3] [--json bench/memory.json]
 
 Each size runs in a fresh interpreter (``python bench/memory.py --child N``): the flying
-spaghetti (``fxrod.problems.paper.flying_spaghetti(n_e)``) with its default settings (the chain
+spaghetti (``demo("flying_spaghetti").problem(n_e)``) with its default settings (the chain
 solver, serial) makes ``--steps`` steps, then the child reports its peak resident set from
 the operating system's accounting (``getrusage(RUSAGE_SELF).ru_maxrss``, the kernel's
 high-water mark of the process) and its resident set after the imports, the model and the
@@ -96,10 +96,10 @@ def child(n_e: int, steps: int) -> dict:
     its memory figures [MiB] and the breakdown [bytes]."""
     row: dict = {"n_e": n_e, "steps": steps, "rss_start_mb": resident_mb()}
     import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-    from fxrod.problems.paper import flying_spaghetti
+    from fxrod.studies.cases import demo
 
     row["rss_import_mb"] = resident_mb()
-    problem = flying_spaghetti(n_e)
+    problem = demo("flying_spaghetti").problem(n_e)
     row["rss_model_mb"] = resident_mb()
     integ = problem.integrator()
     row["rss_integrator_mb"] = resident_mb()

@@ -117,9 +117,9 @@ def fxrod_cantilever(t_end: float, linear_solver: str = "auto",
     saddle-point variant, or ``"mumps"``; ``jacobian_lag``: the case's full Newton when
     None; ``persists``: the lag counted across steps): (wall time of the steps [s], tip
     every 1 ms [m])."""
-    from fxrod.problems.paper import cantilever_vibration
+    from fxrod.studies.cases import demo
 
-    prob = cantilever_vibration(8, h=1e-3, t_end=t_end)
+    prob = demo("cantilever_vibration").problem(8, h=1e-3, t_end=t_end)
     lag = {} if jacobian_lag is None else {"jacobian_lag": jacobian_lag}
     integ = prob.integrator(linear_solver=linear_solver, jacobian_persists=persists, **lag)
     nodes = prob.model.nodes

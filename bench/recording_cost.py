@@ -21,12 +21,12 @@ import tempfile
 import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
 from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import demo
 
 PROBLEMS = {
-    "ex62": lambda: cantilever_vibration(n_elements=8, h=1e-3),
-    "flying_spaghetti": lambda: flying_spaghetti(10),
+    "ex62": lambda: demo("cantilever_vibration").problem(n_elements=8, h=1e-3),
+    "flying_spaghetti": lambda: demo("flying_spaghetti").problem(10),
 }
 
 

@@ -27,9 +27,10 @@ from mpi4py import MPI
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.output.tables import read_csv
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import demo
 
 
 def rss_mb() -> float:
@@ -65,7 +66,7 @@ def main(argv=None) -> dict:
         # stol 1e-12: the rod flies 10^4 length units and more from the origin, where the
         # residual's round-off floor is above atol and Newton's last updates stagnate at
         # ~1e-13 of |x| (at 1e-13 a step 12 km out ran into max_it; README, solver notes)
-        integ = Integrator(flying_spaghetti(a.n_elements).model, h,
+        integ = Integrator(demo("flying_spaghetti").problem(a.n_elements).model, h,
                            PAPER_SETTINGS.replace(stol=1e-12))
         integ.advance_to(5.0)
         sim = Simulation(integ, tmp, "soak", keep_rows=False, quiet=True)

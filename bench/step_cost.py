@@ -26,7 +26,7 @@ import statistics
 import time
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
-from fxrod.problems.paper import flying_spaghetti
+from fxrod.studies.cases import demo
 
 
 def _timed(fn, acc, key):
@@ -64,7 +64,7 @@ def measure(n_e: int, steps: int, warmup: int = 2, start: float = 0.0, **integ_k
     from petsc4py import PETSc
 
     t0 = time.perf_counter()
-    integ = flying_spaghetti(n_e).integrator(**integ_kw)
+    integ = demo("flying_spaghetti").problem(n_e).integrator(**integ_kw)
     setup = time.perf_counter() - t0
     newton = integ.newton
     acc = instrument(newton)

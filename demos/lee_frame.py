@@ -1,47 +1,191 @@
 # %% [markdown]
 # # Lee's frame: snap-through and snap-back of two welded rods, by arc-length continuation.
 #
-# A column and a beam of length 120 are welded at a right angle (two rods of a
-# ``fxrod.core.structure.Structure`` and a ``fxrod.core.joints.Rigid`` joint), pinned at their far
-# ends (hinges about the out-of-plane director), E = 720, A = 6, I = 2, with a dead downward
-# load at 24 from the corner. Load control stops at the first limit point; the
-# Riks/Crisfield continuation (``fxrod.analysis.continuation``) follows the path through the
-# snap-through (the load falls) and the snap-back (the displacement turns back), with the
-# load factor ``P L^2/EI``. The stability index (negative pivots of the LDL^T factorisation
-# of the tangent, reduced by the joint) is 0 on the stable branches; its changes locate the
-# limit points: P L^2/EI = 18.55 and -9.40 (Simo & Vu-Quoc 1986: about 18.7 and -9.35).
+# A column and a beam of length 120 are welded at a right angle and pinned at their far
+# ends, with a dead downward load at 24 from the corner (Lee, Manuel & Rossow 1968; Simo &
+# Vu-Quoc 1986). Load control stops at the first limit point; the Riks/Crisfield
+# continuation follows the path through the snap-through (the load falls) and the snap-back
+# (the displacement turns back), with the load factor ``P L^2/EI``. The stability index
+# (negative pivots of the LDL^T factorisation of the tangent, reduced by the joint) is 0 on
+# the stable branches; its changes locate the limit points: P L^2/EI = 18.55 and -9.40
+# (Simo & Vu-Quoc 1986: about 18.7 and -9.35).
 #
 #     python demos/lee_frame.py [--out DIR] [--quick] [--n-elements 10] [--v-end 95]
 #
 # Writes ``DIR/lee_frame.csv`` (columns ``load, u, v``: the load P, positive downward, and
 # the horizontal and vertical displacement of the loaded point, v positive downward),
-# ``DIR/lee_frame_path.csv`` and ``DIR/lee_frame.png``.
+# ``DIR/lee_frame_path.csv`` (the continuation rows, docs/output.md) and
+# ``DIR/lee_frame.png``. The same case runs as ``fxrod run lee-frame`` (the registry reads
+# this file). Summary keys: ``limit_1``, ``limit_2`` (``P L^2/EI`` of the first two limit
+# points), ``u_limit_1``, ``v_limit_1`` [m], ``points``.
 
 # %%
-from fxrod.studies.cases import lee_frame as case
+from pathlib import Path
 
-args = case.CASE.parse_args()
+import numpy as np
+
+from fxrod import (
+    ArcLengthSettings,
+    Continuation,
+    Hinge,
+    PointLoad,
+    Rigid,
+    Rod,
+    RodModel,
+    Section,
+    Structure,
+)
+from fxrod.errors import ParameterError
+from fxrod.output.tables import CSVWriter
+from fxrod.studies.cases import Case, Option, Result
+from fxrod.studies.cases.common import wrote
+
+NAME = "lee_frame"
+#: Member length [m], the distance of the load from the corner [m], E [Pa], the 3 x 2
+#: rectangle [m] (Lee, Manuel & Rossow 1968; Simo & Vu-Quoc 1986).
+LENGTH, LOAD_AT, E, B, H = 120.0, 24.0, 720.0, 3.0, 2.0
+#: Simo & Vu-Quoc (1986), Fig. of Lee's frame, digitised (two curves, u and v): the first
+#: limit load P L^2/EI 18.76 / 18.67 and the second -9.47 / -9.23 (theory §B2).
+DIGITISED_LIMITS = ((18.76, 18.67), (-9.47, -9.23))
+
+OPTIONS = (
+    Option("n_elements", 10, "-", "elements per member (a multiple of 5)"),
+    Option("v_end", 95.0, "m", "stop when the loaded point has gone this far down"),
+    Option("max_steps", 300, "-", "arc-length steps at most"),
+)
+
 
 # %% [markdown]
-# ## The structure and the path-following
-# fxrod.problems.frames.lee_frame: Structure([column, beam], [Rigid((0, "L"), (1, "0"))]), a
-# PointLoad at the beam's vertex 24 m from the corner, Hinge supports; Continuation with
-# arc-length control recording the loaded point.
+# ## The frame
+# E = 720, A = 6, I = 2 in the plane of the frame, G = E/2.6, shear factor 5/6; the
+# out-of-plane bending and torsion stiffnesses are 100 EI because the benchmark is planar
+# (with the real ones the frame buckles sideways first). The members are Euler-Bernoulli
+# (shear-rigid, extensible) rods joined by a ``Rigid`` joint (the beam's directors at the
+# corner are the column's, eliminated exactly), pinned by hinges about the out-of-plane
+# director d1 = e3. The point load ``lambda EI/L^2`` sits on a node of the beam, so
+# ``n_elements`` is a multiple of 5; the load factor is ``lambda = P L^2/EI``.
 
 # %%
-cont = case.continuation(n_elements=args.n_elements)
+def model(n_elements: int = 10, comm=None) -> RodModel:
+    """Lee's frame with ``n_elements`` per member (quasi-static)."""
+    if n_elements % 5 or n_elements < 5:
+        raise ParameterError("n_elements", n_elements, "a multiple of 5 (a node at 24 m)")
+    EI, GA = E * B * H**3 / 12.0, 5.0 / 6.0 * E / 2.6 * B * H
+    sec = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=GA, k_s2=GA, k_e=E * B * H, k_b1=EI,
+                  k_b2=100.0 * EI, k_t=100.0 * EI)
+    column = Rod(sec, start=(0.0, 0.0, 0.0), end=(0.0, LENGTH, 0.0), d1=(0.0, 0.0, 1.0),
+                 n_elements=n_elements, constraints=("shear_rigid",))
+    beam = Rod(sec, start=(0.0, LENGTH, 0.0), end=(LENGTH, LENGTH, 0.0), d1=(0.0, 0.0, 1.0),
+               n_elements=n_elements, constraints=("shear_rigid",))
+    frame = Structure([column, beam], [Rigid((0, "L"), (1, "0"))])
+    P = EI / LENGTH**2
+    load = PointLoad(frame.coordinate(1, LOAD_AT), force=lambda lam: (0.0, -lam * P, 0.0))
+    return RodModel(frame, [load], [Hinge("0", axis="d1"), Hinge("L", rod=1, axis="d1")],
+                    comm=comm, quasistatic=True)
+
 
 # %% [markdown]
-# ## Tracing
-# Until the loaded point has gone ``--v-end`` down; critical points located by bisection.
+# ## The path
+# Arc-length control (2 m first step, at most 10 m, psi = 5 m per unit load factor),
+# recording the loaded point, until it has gone ``v_end`` down; the critical points are
+# located by bisection.
 
 # %%
-case.trace(cont, args.v_end, args.max_steps)
+def continuation(n_elements: int = 10, comm=None) -> Continuation:
+    """The frame with arc-length control, recording the loaded point."""
+    m = model(n_elements, comm=comm)
+    point = m.structure.coordinate(1, LOAD_AT)
+    return Continuation(m, ArcLengthSettings(ds=2.0, ds_max=10.0, psi=5.0, target_its=5),
+                        points={"load": point})
+
+
+def trace(cont: Continuation, v_end: float, max_steps: int) -> None:
+    """Trace until the loaded point has moved ``v_end`` [m] down (or ``max_steps``)."""
+    cont.run(max_steps, stop=lambda p: -p.displacements["load"][1] > v_end)
+
 
 # %% [markdown]
-# ## Post-processing
-# The CSVs, the load-displacement picture and the limit loads.
+# ## Against Simo & Vu-Quoc
+# The load factor against u and v of the loaded point, the limit points marked and the
+# digitised limit loads as levels.
 
 # %%
-result = case.finish(cont, args.out, pictures=args.pictures)
-raise SystemExit(result.report(args.quiet))
+def figure(cont: Continuation, path: Path) -> Path:
+    """The load factor against u and v of the loaded point, the limit points marked."""
+    from fxrod.viz import load_path_picture
+
+    lam = np.array([p.lam for p in cont.path])
+    d = np.array([p.displacements["load"] for p in cont.path])
+    crit = cont.critical
+    return load_path_picture(
+        path, {"u (horizontal)": (d[:, 0], lam), "v (vertical, down)": (-d[:, 1], lam)},
+        "displacement of the loaded point [m]", "load factor $P L^2/EI$ [-]",
+        marks=([-p.displacements["load"][1] for p in crit], [p.lam for p in crit]),
+        levels={"Simo & Vu-Quoc 1986": float(np.mean(DIGITISED_LIMITS[0])),
+                "_nolegend_": float(np.mean(DIGITISED_LIMITS[1]))},
+        title="Lee's frame (dashed: Simo & Vu-Quoc 1986, limit loads)")
+
+
+#: Columns of ``lee_frame.csv`` with their units and meanings (``lee_frame_columns.json``).
+COLUMNS = {"load": "N", "u": "m", "v": "m"}
+MEANINGS = {"load": "load P = lambda EI/L^2, positive downward",
+            "u": "horizontal displacement of the loaded point (towards the far pin positive)",
+            "v": "vertical displacement of the loaded point, positive downward"}
+
+
+def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Result:
+    """``lee_frame.csv`` (load, u, v), the path CSV, the picture and the limit loads."""
+    rank = cont.model.comm.rank
+    P = cont.model.structure.rods[0].section.k_b1 / LENGTH**2
+    files = []
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        with CSVWriter(out / f"{NAME}.csv", COLUMNS, comm=cont.model.comm, units=COLUMNS,
+                       meanings=MEANINGS) as w:
+            for p in cont.path:
+                d = p.displacements["load"]
+                w.write({"load": p.lam * P, "u": float(d[0]), "v": float(-d[1])})
+        cont.write_csv(out / f"{NAME}_path.csv")
+        if rank == 0:
+            files += [out / f"{NAME}.csv", out / f"{NAME}_path.csv"]
+            if pictures:
+                files.append(figure(cont, out / f"{NAME}.png"))
+    limits = [p for p in cont.critical if p.event == "limit"]
+    nan = float("nan")
+    s = {"limit_1": limits[0].lam if limits else nan,
+         "limit_2": limits[1].lam if len(limits) > 1 else nan,
+         "u_limit_1": float(limits[0].displacements["load"][0]) if limits else nan,
+         "v_limit_1": float(-limits[0].displacements["load"][1]) if limits else nan,
+         "points": float(len(cont.path))}
+    lines = [f"{NAME}: {len(cont.path)} points"]
+    lines += [f"{p.event} at P L^2/EI = {p.lam:.5f} (stability index {p.index})"
+              for p in cont.critical]
+    lines.append("Simo & Vu-Quoc 1986 (digitised): limit loads "
+                 f"{DIGITISED_LIMITS[0]}, {DIGITISED_LIMITS[1]}")
+    return Result(CASE.name, s, "\n".join(filter(None, (*lines, wrote(files)))), {}, files,
+                  rank=rank)
+
+
+def run(out: Path | None, *, pictures: bool, quiet: bool, n_elements: int, v_end: float,
+        max_steps: int, comm=None) -> Result:
+    """Build, trace and compare (the options of :data:`OPTIONS`) on ``comm``."""
+    cont = continuation(n_elements, comm=comm)
+    trace(cont, v_end, max_steps)
+    return finish(cont, out, pictures)
+
+
+CASE = Case("lee-frame", "Lee's frame: two rods welded at a right angle, traced through "
+            "snap-through and snap-back by arc-length continuation", OPTIONS,
+            {"v_end": 52.0}, run)
+
+# %% [markdown]
+# ## Run it
+# From the command line: the options above (``--help``), ``--quick`` for a short version.
+
+# %%
+if __name__ == "__main__":
+    args = CASE.parse_args()
+    cont = continuation(n_elements=args.n_elements)
+    trace(cont, args.v_end, args.max_steps)
+    result = finish(cont, args.out, pictures=args.pictures)
+    raise SystemExit(result.report(args.quiet))

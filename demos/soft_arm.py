@@ -1,41 +1,98 @@
 # %% [markdown]
 # # Pneumatic soft robotic arm (Kinon, Eugster & Betsch 2026, Ex. 6.4).
 #
-# A silicone arm (l = 0.1755 m, diameter 0.06 m, E = 0.6 MPa, nu = 0.35, rho = 1000 kg/m^3)
-# hangs clamped at the origin along e3. Three pressure chambers run along it at the material
-# offsets r_k (cos alpha_k, sin alpha_k), alpha_k = pi/6, 5 pi/6, 3 pi/2. A chamber at
-# pressure pushes its end caps apart with the force tau_k <= 0 [N] acting along the arm at
-# its offset: an axial force and a bending moment on the section, fed in through an actuation
-# port (the column ``port_work`` of the CSV is the work the chambers do).
-#
-# The circle input (79)-(80) ``tau_k = f(t)/2 (1 + cos(theta(t) - alpha_k))`` first bends the
-# arm towards +e1 (f ramps to -50 N over 0.5 s), then turns the bending direction theta once
-# around (0.5 to 3.5 s), so the tip draws a circle at nearly constant height, and finally
-# straightens the arm again. The heart input (81) draws a cardioid. The dynamics are solved
-# with the energy-consistent midpoint rule, h = 0.05 s.
+# A silicone arm hangs clamped at the origin along e3. Three pressure chambers run along it;
+# a chamber at pressure pushes its end caps apart with the force tau_k <= 0 [N] acting along
+# the arm at its offset: an axial force and a bending moment on the section, fed in through
+# an actuation port (the CSV column ``port_work`` is the work the chambers do). The circle
+# input (79)-(80) bends the arm towards +e1, turns the bending direction once around (the
+# tip draws a circle at nearly constant height) and straightens it again; the heart input
+# (81) draws a cardioid. Energy-consistent midpoint rule, h = 0.05 s.
 #
 #     python demos/soft_arm.py [--path circle|heart] [--out DIR] [--quick]
 #     mpirun -n 2 python demos/soft_arm.py --path heart
 #
-# ``--quick`` stops at t = 1 s (bending and the start of the circle); ``fxrod run soft-arm``
-# runs the same. Writes ``DIR/soft_arm_<path>.csv`` (standard columns and the chamber forces
-# ``tau_1..3``), ``.pvd`` (ParaView), ``.png`` (snapshots every 0.5 s and the tip path, as the
-# paper's Fig. 16) and ``.gif``.
+# ``--quick`` stops at t = 1 s; ``fxrod run soft-arm`` runs the same. Writes
+# ``DIR/soft_arm_<path>.csv`` (standard columns and the chamber forces ``tau_1..3`` [N]),
+# ``.pvd`` (every step), ``.png`` (snapshots every 0.5 s and the tip path, as the paper's
+# Fig. 16) and ``.gif``. Summary keys: ``t`` [s], ``steps``, ``tip_1..3`` [m], ``z_min``,
+# ``z_max`` [m] (tip height over the revolution [t1, t2] of the circle, the whole heart run),
+# ``max_relative_energy_residual`` (``|residual| / max(1, H)``), ``port_work`` [J].
 
 # %%
-from fxrod.studies.cases import control, exit_on_signal
-from fxrod.studies.cases import soft_arm as case
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
 
-args = case.CASE.parse_args()
+import numpy as np
+
+from fxrod import Actuation, Clamp, PressureChamber, Problem, Rod, RodModel
+from fxrod.errors import ParameterError
+from fxrod.problems.paper import PAPER_SETTINGS
+from fxrod.problems.soft_arm import PATHS, SOFT_ARM, SoftArmParameters, chamber_forces
+from fxrod.runs.probes import ColumnProbe
+from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases.common import last_row, output_files, recorded, tip_path, wrote
+
+NAME = "soft_arm"
+PICTURE_EVERY = 0.5   #: snapshot interval of the figure [s]
+OPTIONS = (
+    Option("path", "circle", "-", "input path of the tip", choices=PATHS),
+    Option("t_end", SOFT_ARM.t_end, "s", "end time", bounds="(0, inf)"),
+    Option("n_elements", SOFT_ARM.n_elements, "-", "number of elements", bounds="[1, inf)"),
+    Option("chamber_radius", SOFT_ARM.chamber_radius, "m", "offset r_k of the chambers",
+           bounds="(0, inf)"),
+    Option("rho", SOFT_ARM.rho, "kg/m^3", "density of the silicone", bounds="(0, inf)"),
+    *RUN_CONTROL,
+)
+
+
+def parameters(chamber_radius: float = SOFT_ARM.chamber_radius,
+               rho: float = SOFT_ARM.rho) -> SoftArmParameters:
+    """``SOFT_ARM`` (fxrod.problems.soft_arm: Table 4, identified r_k and rho) with the
+    chamber offset [m] and density [kg/m^3] of the options."""
+    return dataclasses.replace(SOFT_ARM, chamber_radius=chamber_radius, rho=rho)
+
 
 # %% [markdown]
-# ## The problem
-# fxrod.problems.soft_arm.soft_arm: the clamped arm, the three chambers as an Actuation extension
-# (inputs sign-checked on a 1 ms grid before any form is compiled), h = 0.05 s.
+# ## The model
+# The section is solid silicone, diameter 0.06 m (E = 0.6 MPa, nu = 0.35, rho = 1000
+# kg/m^3, ``p.section``). The arm runs from the origin along e3 with ``d1 = -e1, d2 = -e2``
+# (theory §4.4). The chambers sit at the material offsets r_k (cos alpha_k, sin alpha_k),
+# alpha_k = pi/6, 5 pi/6, 3 pi/2; with r_k = 0.065 m they lie outside the 0.03 m section
+# (the published geometry is inconsistent, theory §4.4), so the offset check is switched
+# off on purpose. The inputs ``tau_k = f(t)/2 (1 + cos(theta(t) - alpha_k))`` are
+# sign-checked on a 1 ms grid before any form is compiled.
 
 # %%
-p = case.parameters(args.chamber_radius, args.rho)
-problem = case.problem(args.path, n_elements=args.n_elements, t_end=args.t_end, p=p)
+def arm(p: SoftArmParameters = SOFT_ARM, n_elements: int | None = None) -> Rod:
+    """The arm along e3 from the origin, ``d1 = -e1, d2 = -e2, d3 = e3``."""
+    return Rod(p.section, start=(0.0, 0.0, 0.0), end=(0.0, 0.0, p.length), d1=(-1.0, 0.0, 0.0),
+               n_elements=p.n_elements if n_elements is None else n_elements)
+
+
+def chambers(forces: Sequence, p: SoftArmParameters = SOFT_ARM, formulation: str = "material",
+             check_times: Sequence[float] | None = None) -> Actuation:
+    """The three chambers at ``p.offsets`` driven by ``forces[k]`` [N] (callables, tables or
+    numbers)."""
+    return Actuation([PressureChamber(p.offsets[k], forces[k], name=f"chamber {k + 1}")
+                      for k in range(3)], allow_offset_outside=True, formulation=formulation,
+                     check_times=check_times)
+
+
+def problem(path: str = "circle", n_elements: int | None = None, t_end: float | None = None,
+            p: SoftArmParameters = SOFT_ARM, formulation: str = "material",
+            comm=None) -> Problem:
+    """The clamped arm with the ``path`` input (the Actuation is ``model.extensions[0]``),
+    step ``p.h`` [s] up to ``t_end`` (default ``p.t_end``), Newton atol 1e-11 (the paper's)."""
+    if path not in PATHS:
+        raise ParameterError("path", path, "'circle' or 'heart'")
+    forces = [lambda t, k=k: float(chamber_forces(path, t, p)[k]) for k in range(3)]
+    act = chambers(forces, p, formulation, check_times=np.linspace(0.0, p.t_end, 4001))
+    model = RodModel(arm(p, n_elements), supports=[Clamp("0")], extensions=[act], comm=comm)
+    return Problem(model, p.h, p.t_end if t_end is None else t_end, PAPER_SETTINGS)
+
 
 # %% [markdown]
 # ## The run
@@ -43,15 +100,80 @@ problem = case.problem(args.path, n_elements=args.n_elements, t_end=args.t_end, 
 # centreline in memory for the pictures.
 
 # %%
-with exit_on_signal(case.NAME, problem.model.comm), \
-        case.simulation(problem, args.out, args.path, p, quiet=args.quiet,
-                        **control(args)) as sim:
-    sim.run(problem.t_end)
+def simulation(problem: Problem, out: Path | None, path: str = "circle",
+               p: SoftArmParameters = SOFT_ARM, quiet: bool = True, **control) -> Simulation:
+    """Every step recorded with the chamber forces (``control``: the run-control options)."""
+    forces = ColumnProbe({f"tau_{k}": "N" for k in (1, 2, 3)},
+                         lambda sim, res: {f"tau_{k + 1}": float(v) for k, v in
+                                           enumerate(chamber_forces(path, sim.integ.t, p))})
+    steps = np.round(np.arange(0.0, problem.t_end + 1e-9, problem.h), 10)
+    return recorded(problem, out, f"{NAME}_{path}", snapshot_times=steps, paraview_every=1,
+                    probes=[forces], quiet=quiet, **control)
+
 
 # %% [markdown]
 # ## Post-processing
 # Tip, height band of the circle, energy balance, chamber work; snapshots and animation.
 
 # %%
-result = case.finish(sim, args.out, args.path, p, pictures=args.pictures)
-raise SystemExit(result.report(args.quiet))
+def finish(sim: Simulation, out: Path | None, path: str = "circle",
+           p: SoftArmParameters = SOFT_ARM, pictures: bool = True) -> Result:
+    """Summary of the run; snapshots every 0.5 s with the tip path, an animation (rank 0)."""
+    rank, tip, t = sim.comm.rank, tip_path(sim), sim.column("t")
+    figs = []
+    if pictures and out is not None and rank == 0:
+        from fxrod import viz
+
+        times = [ts for ts in sorted(sim.snapshots)
+                 if abs(ts / PICTURE_EVERY - round(ts / PICTURE_EVERY)) < 1e-9]
+        figs.append(viz.snapshot_figure([sim.snapshots[ts] for ts in times], times,
+                                        out / f"{sim.name}.png", radius=0.004,
+                                        title=f"soft arm, {path} input", extra_lines=[tip]))
+        frames = sorted(sim.snapshots)[::2]
+        figs.append(viz.animation([sim.snapshots[ts] for ts in frames], frames,
+                                  out / f"{sim.name}.gif", radius=0.004, trail=tip[::2]))
+    H = sim.column("H")
+    res = np.abs(sim.column("energy_residual")[1:]) / np.maximum(1.0, H[1:])
+    lo, hi = (p.t1, min(p.t2, t[-1])) if path == "circle" else (0.0, t[-1])
+    rev = (t >= lo - 1e-9) & (t <= hi + 1e-9)
+    s = last_row(sim, ("t", "tip_1", "tip_2", "tip_3", "port_work"))
+    s.update(steps=sim.integ.step_count, z_min=float(tip[rev, 2].min()),
+             z_max=float(tip[rev, 2].max()), max_relative_energy_residual=float(res.max()))
+    files = output_files(sim, *figs)
+    text = (f"{sim.name}: {s['steps']} steps; tip at t = {s['t']:g}: ({s['tip_1']:.6f}, "
+            f"{s['tip_2']:.6f}, {s['tip_3']:.6f}) m; z in [{s['z_min']:.5f}, "
+            f"{s['z_max']:.5f}] m for t in [{lo:g}, {hi:g}] s; max |energy residual|/max(1, H)"
+            f" = {s['max_relative_energy_residual']:.2e}; chamber work "
+            f"{s['port_work']:.6g} J")
+    return Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
+                  {sim.name: sim}, files, rank=rank)
+
+
+def run(out: Path | None, *, pictures: bool, quiet: bool, path: str, t_end: float,
+        n_elements: int, chamber_radius: float, rho: float, comm=None,
+        **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    p = parameters(chamber_radius, rho)
+    prob = problem(path, n_elements, t_end, p, comm=comm)
+    with simulation(prob, out, path, p, quiet=quiet, **control) as sim:
+        sim.run(prob.t_end)
+    return finish(sim, out, path, p, pictures=pictures)
+
+
+CASE = Case("soft-arm", "Ex. 6.4: pneumatic three-chamber soft arm, --path circle|heart",
+            OPTIONS, {"t_end": 1.0}, run)
+
+# %% [markdown]
+# ## Run it
+# From the command line: the options above (``--help``), ``--quick`` for t_end = 1 s.
+
+# %%
+if __name__ == "__main__":
+    args = CASE.parse_args()
+    p = parameters(args.chamber_radius, args.rho)
+    prob = problem(args.path, args.n_elements, args.t_end, p)
+    with exit_on_signal(NAME, prob.model.comm), \
+            simulation(prob, args.out, args.path, p, args.quiet, **control(args)) as sim:
+        sim.run(prob.t_end)
+    result = finish(sim, args.out, args.path, p, pictures=args.pictures)
+    raise SystemExit(result.report(args.quiet))

@@ -54,7 +54,8 @@ from fxrod import (
     lqr_gain,
 )
 from fxrod.output.tables import write_columns_json
-from fxrod.problems.soft_arm import SOFT_ARM, soft_arm_actuation, soft_arm_rod
+from fxrod.problems.soft_arm import SOFT_ARM
+from fxrod.studies.cases import demo
 
 parser = argparse.ArgumentParser(description="Tip control of the soft arm (LQR on the PH model)")
 parser.add_argument("--out", default="results/tip_control", help="output directory")
@@ -96,8 +97,9 @@ def target_offset(t: float) -> np.ndarray:
 # forces.
 
 # %%
-static = RodModel(soft_arm_rod(n_elements=n_elements), supports=[Clamp("0")],
-                  extensions=[soft_arm_actuation([U_BIAS] * 3)], quasistatic=True)
+arm = demo("soft_arm")      # the arm and its chambers as demos/soft_arm.py builds them
+static = RodModel(arm.arm(n_elements=n_elements), supports=[Clamp("0")],
+                  extensions=[arm.chambers([U_BIAS] * 3)], quasistatic=True)
 Integrator(static, 1.0, settings).advance_to(1.0)
 plant = actuated_plant(static, 12)
 tip_eq = static.nodes.tip()
@@ -162,8 +164,8 @@ class TipController:
 # ``|residual| <= atol |e|_2`` is the bound of a closed ledger.
 
 # %%
-model = RodModel(soft_arm_rod(n_elements=n_elements), loads=[Gravity(G)],
-                 supports=[Clamp("0")], extensions=[soft_arm_actuation([U_BIAS] * 3)])
+model = RodModel(arm.arm(n_elements=n_elements), loads=[Gravity(G)],
+                 supports=[Clamp("0")], extensions=[arm.chambers([U_BIAS] * 3)])
 model.w0.x.array[:] = static.w0.x.array
 model.w.x.array[:] = static.w0.x.array
 model.ledger.invalidate()

@@ -22,17 +22,15 @@ from fxrod.problems.soft_arm import (
     SOFT_ARM,
     chamber_forces,
     constant_strain_curve,
-    soft_arm,
-    soft_arm_actuation,
-    soft_arm_rod,
-    soft_arm_section,
     static_strains,
-    tendon_hook,
     tendon_hook_exact,
 )
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
+
+ARM, HOOK_DEMO = demo("soft_arm"), demo("tendon_hook")
 
 DATA = "kinon2026/results/example_04_soft_robotic_arm"
 CIRCLE_TIMES = (0.5, 1.5, 2.0, 2.5, 3.5, 4.0)
@@ -52,7 +50,7 @@ def tips(sim: Simulation) -> dict[float, np.ndarray]:
 
 
 def run_arm(path: str, t_end: float = SOFT_ARM.t_end, **kw) -> Simulation:
-    model = soft_arm(path, **kw).model
+    model = ARM.problem(path, **kw).model
     sim = Simulation(Integrator(model, SOFT_ARM.h, PAPER_SETTINGS))
     sim.run(t_end)
     return sim
@@ -124,7 +122,7 @@ def test_plateau_geometry_closed_form(ref_dir):
     assert np.array_equal(ref[0.0], [0.0, 0.0, SOFT_ARM.length])
     assert_printed("arm-length", ref[0.0][2])
     r_data = np.mean([np.hypot(v[0], v[1]) for k, v in ref.items() if 0.5 <= k <= 3.5])
-    sec = soft_arm_section()
+    sec = SOFT_ARM.section
     out = {}
     for rk in (0.065, 0.0625):
         p = dataclasses.replace(SOFT_ARM, chamber_radius=rk)
@@ -139,7 +137,7 @@ def test_plateau_geometry_closed_form(ref_dir):
     angle = {}
     for d in (0.03, 0.06):
         p = dataclasses.replace(SOFT_ARM, diameter=d)
-        G, K = static_strains(soft_arm_section(p), chamber_forces("circle", 1.0, p), p.offsets)
+        G, K = static_strains(p.section, chamber_forces("circle", 1.0, p), p.offsets)
         angle[d] = float(np.linalg.norm(K)) * p.length
     assert_printed("arm-curl-text", angle[0.03])
     assert_printed("arm-curl", angle[0.06])
@@ -190,8 +188,8 @@ def test_power_balance_tendon_dynamic(formulation):
         return T * 0.5 * (1.0 - math.cos(math.pi * min(t, 0.2) / 0.2))
 
     with pytest.warns(UserWarning, match="not an element boundary"):
-        model = tendon_hook(p, tension=tension, formulation=formulation,
-                            quasistatic=False).model
+        model = HOOK_DEMO.problem(p=p, tension=tension, formulation=formulation,
+                                  check_times=None, quasistatic=False).model
     sim = Simulation(Integrator(model, 0.01, PAPER_SETTINGS))
     sim.run(0.3)
     res = sim.column("energy_residual")[1:]
@@ -221,8 +219,8 @@ def _static_arc(n_elements: int, formulation: str = "material"):
     at t = 1, ramped by the load factor) and its exact constant-strain arc: ``(rod, nodal q,
     strains Gamma, exact positions, exact frames)``."""
     tau = chamber_forces("circle", 1.0)
-    rod = soft_arm_rod(n_elements=n_elements)
-    act = soft_arm_actuation([lambda t, k=k: t * tau[k] for k in range(3)],
+    rod = ARM.arm(n_elements=n_elements)
+    act = ARM.chambers([lambda t, k=k: t * tau[k] for k in range(3)],
                              formulation=formulation)
     model = RodModel(rod, supports=[Clamp("0")], extensions=[act], quasistatic=True)
     sim = Simulation(Integrator(model, 0.25))
@@ -255,7 +253,7 @@ def test_tendon_hook_order_four():
     e_pos, e_dir = {}, {}
     for n in (8, 16, 32):
         p = dataclasses.replace(HOOK, n_elements=n)
-        sim = Simulation(tendon_hook(p).integrator())
+        sim = Simulation(HOOK_DEMO.problem(p=p, check_times=None).integrator())
         sim.run(1.0)
         s, q = sim.centreline()
         phi, R = tendon_hook_exact(p, s=s)
@@ -272,10 +270,9 @@ def test_tendon_hook_closed_form(tmp_path):
     """The tendon demo's end state (T = 25.70 N, 225 deg hook) vs the closed form: measured
     max |phi - phi_exact|/L = 1.8e-5, max |d - d_exact| = 7.8e-5 (n_e = 16, 10 load steps)."""
     from fxrod.studies.cases import CASES
-    from fxrod.studies.cases.tendon_hook import end_state_error
 
     sim = CASES["tendon-hook"].run(tmp_path, pictures=False).sim
-    e_pos, e_dir = end_state_error(sim)
+    e_pos, e_dir = HOOK_DEMO.end_state_error(sim)
     assert e_pos <= 1e-3 and e_dir <= 1e-3, (e_pos, e_dir)
     assert e_pos <= 5e-5 and e_dir <= 2e-4            # measured 1.8e-5, 7.8e-5
     # every load step is an exact discrete equilibrium: the CSV tip follows the closed form
@@ -295,9 +292,9 @@ def test_input_table_from_authors_csv(ref_dir, circle):
     path = ref_dir / DATA / "ex04_pressure_circle_input.csv"
     tables = [InputTable.from_csv(path, f"p{k + 1}") for k in range(3)]
     assert abs(tables[0](0.5005) - chamber_forces("circle", 0.5005)[0]) <= 1e-5
-    rod = soft_arm_rod()
+    rod = ARM.arm()
     model = RodModel(rod, supports=[Clamp("0")],
-                     extensions=[soft_arm_actuation(tables)])
+                     extensions=[ARM.chambers(tables)])
     sim = Simulation(Integrator(model, SOFT_ARM.h, PAPER_SETTINGS))
     sim.run(1.0)
     a, b = tips(sim), tips(circle)
@@ -345,8 +342,8 @@ def test_bad_inputs_are_rejected():
 
 def test_input_sign_checked_during_run():
     """A callable that turns negative after t = 0.15 stops the run with a clear error."""
-    model = tendon_hook(dataclasses.replace(HOOK, n_elements=4),
-                        tension=lambda t: 10.0 * (0.15 - t) if t > 0.0 else 0.0).model
+    model = HOOK_DEMO.problem(p=dataclasses.replace(HOOK, n_elements=4), check_times=None,
+                              tension=lambda t: 10.0 * (0.15 - t) if t > 0.0 else 0.0).model
     integ = Integrator(model, 0.1)
     with pytest.raises(ParameterError, match=r"tendon 'flexor' at t = 0.2 = -0.5"):
         integ.advance_to(1.0)

@@ -33,12 +33,13 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section, VaryingSection
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.paper import cantilever_vibration, quasistatic_cantilever
-from fxrod.problems.soft_arm import SOFT_ARM, soft_arm
+from fxrod.problems.soft_arm import SOFT_ARM
 from fxrod.runs.integrators import Integrator
-from fxrod.studies.cases.cantilever_vibration import maxwell_branch
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
 from tests.conftest import run_mpi
+
+maxwell_branch = demo("cantilever_vibration").maxwell_branch
 
 E, RHO, G, R = 7.2e10, 2850.0, 7.2e10 / 2.7, 2e-3      # Ex. 6.2 (nu = 0.35)
 H, T = 2e-3, 0.02                                     # 10 steps of the impulse
@@ -53,7 +54,7 @@ def assert_second_order(adj, direction, eps=EPS):
 
 
 def cantilever(t_end=T, h=H, n=4, **kw):
-    return cantilever_vibration(n_elements=n, h=h, t_end=t_end, **kw)
+    return demo("cantilever_vibration").problem(n_elements=n, h=h, t_end=t_end, **kw)
 
 
 def tracking(target=(1.0, 0.01, 0.01)):
@@ -98,7 +99,7 @@ def test_taylor_viscoelastic_and_adaptive_steps():
 
 
 def test_taylor_quasistatic():
-    prob = quasistatic_cantilever(n_elements=4, h=0.25)
+    prob = demo("quasistatic_cantilever").problem(n_elements=4, h=0.25)
     m = prob.model
     params = [ConstantParameter("C", m.C), InputHistory("force", m.loads[0], [0.0, 0.5, 1.0])]
     adj = Adjoint(prob.integrator(), 1.0,
@@ -111,7 +112,7 @@ def test_taylor_quasistatic():
 def test_taylor_actuation():
     """Soft arm (Ex. 6.4, 4 elements, 0.5 s): three chamber pressure histories [Pa] on 6
     knots and E, rho of the silicone."""
-    prob = soft_arm("heart", n_elements=4)
+    prob = demo("soft_arm").problem("heart", n_elements=4)
     m, p = prob.model, SOFT_ARM
     act = m.extensions[0]
     area = 1e-4                                        # values are pressures: tau = -A p
@@ -315,7 +316,7 @@ def test_accessors():
         mx.branch_constants(1)
     with pytest.raises(ParameterError, match="built model"):
         GeneralizedMaxwell.proportional().branch_constants(0)
-    act = soft_arm("heart", n_elements=2).model.extensions[0]
+    act = demo("soft_arm").problem("heart", n_elements=2).model.extensions[0]
     assert act.force_constant.value.shape == (3,)
 
 
@@ -345,7 +346,7 @@ def test_soft_arm_identification_from_data(ref_dir):
     p = SOFT_ARM
     data = np.loadtxt(ref_dir / DATA / "ex04_pressure_circle_results.csv", delimiter=",",
                       skiprows=1)[1:, 1:4]
-    prob = soft_arm("circle")
+    prob = demo("soft_arm").problem("circle")
     G0 = p.E / (2 * (1 + p.nu))
     sec = SectionParameters(prob.model, ["E", "G", "rho"], E=p.E, G=G0, rho=p.rho,
                             radius=p.diameter / 2)
@@ -371,8 +372,8 @@ import json, sys
 import numpy as np
 import fxrod
 from fxrod.analysis.adjoint import Adjoint, InputHistory, SectionParameters, TipTracking
-from fxrod.problems.paper import cantilever_vibration
-prob = cantilever_vibration(n_elements=4, h=2e-3, t_end=0.02)
+from fxrod.studies.cases import demo
+prob = demo("cantilever_vibration").problem(n_elements=4, h=2e-3, t_end=0.02)
 m = prob.model
 p = [SectionParameters(m, ["E", "rho"], E=7.2e10, G=7.2e10 / 2.7, rho=2850.0, radius=2e-3),
      InputHistory("force", m.loads[0], [0.0, 0.01, 0.02])]

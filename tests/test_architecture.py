@@ -110,16 +110,17 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.analysis.adjoint": (8, "gradients of runs by the discrete adjoint"),
     "fxrod.analysis.optimize": (8, "optimisation over adjoint parameters (L-BFGS-B)"),
     # -- ready problems and pictures
-    "fxrod.problems": (9, "builders of ready problems"),
-    "fxrod.problems.paper": (9, "the paper's examples (Kinon, Eugster & Betsch 2026, Sec. 6)"),
-    "fxrod.problems.frames": (9, "the field's frame benchmarks"),
-    "fxrod.problems.soft_arm": (9, "the soft arm and its actuators"),
+    "fxrod.problems": (9, "the data of ready problems that several places need (the "
+                          "problems themselves are built in the demos)"),
+    "fxrod.problems.paper": (9, "the data of the paper's examples (settings, sections)"),
+    "fxrod.problems.soft_arm": (9, "the soft arm's and the tendon hook's data, inputs and "
+                                  "closed forms"),
     "fxrod.viz": (9, "pictures: pyvista snapshots and animations, matplotlib series"),
     # -- studies
     "fxrod.studies": (10, "studies over ready problems"),
     "fxrod.studies.cases": (10, "the case registry: the demos that define a case, read from "
-                                "the source tree's `demos/`, and the cases still built here; "
-                                "used by the command line, tests, sweeps and benchmarks"),
+                                "the source tree's `demos/`; used by the command line, tests, "
+                                "sweeps and benchmarks"),
     "fxrod.studies.sweep": (10, "parameter sweeps over a case"),
     "fxrod.studies.sweep_plan": (10, "the points of a sweep (grid, zip, random)"),
     "fxrod.studies.sweep_plot": (10, "a sweep's quantity against its parameters"),

@@ -8,10 +8,10 @@ import csv
 import numpy as np
 import pytest
 
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import CASES
+from fxrod.studies.cases import CASES, demo
 from tests.claims import assert_claim
 
 H_DATA = 0.0918609815584
@@ -81,7 +81,7 @@ def test_large_step_runs():
 
 
 def test_kirchhoff_flying_spaghetti_conserves():
-    model = flying_spaghetti(10, constraints=("kirchhoff",)).model
+    model = demo("flying_spaghetti").problem(10, kirchhoff=True).model
     integ = Integrator(model, 0.1, PAPER_SETTINGS)
     sim = Simulation(integ)
     sim.run(8.0)

@@ -327,10 +327,11 @@ def test_actuated_equilibrium_operator_taylor():
     2 +- 0.1). The tendon's tension acts along the deformed tendon line (a follower-type
     load, its stiffness state dependent): the operator without it (the same state in the
     model without the actuator) leaves a first-order remainder (asserted 1 +- 0.1)."""
-    from fxrod.problems.soft_arm import HookParameters, tendon_hook
+    from fxrod.problems.soft_arm import HookParameters
+    from fxrod.studies.cases import demo
 
     hook = HookParameters(n_elements=8, hook_angle=0.5 * np.pi)
-    model = tendon_hook(hook, steps=2).model
+    model = demo("tendon_hook").problem(p=hook, steps=2).model
     Integrator(model, 0.5).advance_to(1.0)
     x = model.w0.x.array.copy()
     idx = free_dofs(model)
@@ -496,11 +497,13 @@ def test_continuation_refuses_what_turns_non_symmetric_on_the_path():
     turns non-symmetric there and that does not declare it (the same tendon with the
     material formulation set back to spatial after the constructor)."""
     from fxrod.analysis.continuation import ArcLengthSettings, Continuation
-    from fxrod.problems.soft_arm import HookParameters, tendon_hook
+    from fxrod.problems.soft_arm import HookParameters
+    from fxrod.studies.cases import demo
 
     hook = HookParameters(n_elements=8)
-    assert not Continuation(tendon_hook(hook, formulation="spatial").model).symmetric
-    spatial = tendon_hook(hook, formulation="spatial").model
+    tendon_hook = demo("tendon_hook").problem
+    assert not Continuation(tendon_hook(p=hook, formulation="spatial").model).symmetric
+    spatial = tendon_hook(p=hook, formulation="spatial").model
     act = spatial.extensions[0]
     act.formulation = "material"
     cont = Continuation(spatial, ArcLengthSettings(ds=0.02, ds_max=0.1))

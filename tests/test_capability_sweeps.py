@@ -545,7 +545,9 @@ def test_sweep_capstan_friction(tmp_path):
     """obstacle contact with friction x sweeps: ``capstan`` (quick) at penalty stiffnesses
     5e4 and 1e5 N/m^2: T_out / T_in of both (mu, theta) pairs against Euler-Eytelwein
     ``exp(mu theta)`` within the 1 % the case promises."""
-    from fxrod.studies.cases import capstan
+    from fxrod.studies.cases import demo
+
+    capstan = demo("capstan")
 
     sums = sweep_and_singles("capstan", ["stiffness=5e4,1e5"], tmp_path, quick=True)
     for s in sums:

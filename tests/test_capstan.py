@@ -1,4 +1,4 @@
-"""The capstan (Euler-Eytelwein) with rigid-obstacle contact (fxrod.studies.cases.capstan).
+"""The capstan (Euler-Eytelwein) with rigid-obstacle contact (demos/capstan.py).
 
 * A rope (EI / (T_in R^2) ~ 1e-4) pulled over a rough drum slips with
   ``T_out / T_in = exp(mu theta)`` (theory B6.1) within 1 % for (mu, theta) = (0.3, pi) and
@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.studies.cases import CASES
-from fxrod.studies.cases import capstan as case
+from fxrod.studies.cases import CASES, demo
 from tests.claims import assert_claim
+
+case = demo("capstan")
 
 
 def _errors(result) -> list[float]:

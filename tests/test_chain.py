@@ -23,13 +23,17 @@ from fxrod.core.rod import Rod, Section
 from fxrod.core.structure import Structure
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.problems.soft_arm import soft_arm
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.chain import ChainSolver, _chain_order
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.conftest import newton_iterates
 from tests.roundoff import roundoff
+
+#: The demos' builders (the cases' ``problem``).
+flying_spaghetti = demo("flying_spaghetti").problem
+cantilever_vibration = demo("cantilever_vibration").problem
+quasistatic_cantilever = demo("quasistatic_cantilever").problem
 
 
 def three_rods() -> RodModel:
@@ -59,10 +63,10 @@ MODELS = {
     "clamped_cosserat_dynamic": (lambda: cantilever_vibration(4, constraints=()).model,
                                  1e-3, 8),
     "quasistatic_clamped": (lambda: quasistatic_cantilever(4).model, 0.1, 5),
-    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2, 4),
+    "soft_arm_actuation": (lambda: demo("soft_arm").problem("circle", n_elements=4).model, 1e-2, 4),
     "clamped_kirchhoff_dynamic": (lambda: cantilever_vibration(4).model, 1e-3, 8),
     "free_kirchhoff_dynamic": (
-        lambda: flying_spaghetti(6, constraints=("kirchhoff",)).model, 0.1, 8),
+        lambda: flying_spaghetti(6, kirchhoff=True).model, 0.1, 8),
     "quasistatic_elastica": (lambda: quasistatic_cantilever(4, constrained=True).model, 0.1, 5),
 }
 

@@ -48,14 +48,15 @@ def test_paraview_series_matches_solver_state(fs_out):
     """Read the series back (pyvista reads the .vtp files): the last frame's points are the
     solver's P2 nodes."""
     from fxrod.output.paraview import read_pvd
-    from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+    from fxrod.problems.paper import PAPER_SETTINGS
     from fxrod.runs.integrators import Integrator
+    from fxrod.studies.cases import demo
 
     series = read_pvd(fs_out / "flying_spaghetti.pvd")
     assert len(series) == 51
     t_last, pts = series[-1]
     assert t_last == pytest.approx(5.0)
-    model = flying_spaghetti(10).model
+    model = demo("flying_spaghetti").problem(10).model
     integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     s, q = integ.model.nodes.gather_nodes()

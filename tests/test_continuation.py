@@ -6,7 +6,7 @@ References:
   Schmidt, R. (1975), "Instability of clamped-hinged circular arches subjected to a point
   load", J. Appl. Mech. 42, 894-896: limit load ``P R^2/EI = 8.97`` of the inextensible
   elastica (also the reference of Simo & Vu-Quoc 1986, Part II, and Wriggers & Simo 1990).
-  Measured limit loads (Kirchhoff rod, ``fxrod.studies.cases.deep_arch``): 8.810929 (n_e 16),
+  Measured limit loads (Kirchhoff rod, ``demos/deep_arch.py``): 8.810929 (n_e 16),
   8.963223 (32), 8.972475 (64), 8.973052 (128): successive differences 0.152, 0.00925,
   0.00058 (order 4), extrapolated 8.97309.
 * Euler column, clamped-free, axial tip load: bifurcation at ``pi^2 EI/(4 L^2)``; the
@@ -36,8 +36,10 @@ from fxrod.core.supports import Clamp
 from fxrod.errors import ConvergenceError, ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
-from fxrod.studies.cases import deep_arch
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
+
+deep_arch = demo("deep_arch")
 
 #: Column: EI = 1 about d1 (the weak axis), 2 about d2, L = 1 (inextensible, unshearable).
 COLUMN = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.0, k_b1=1.0,
@@ -164,9 +166,11 @@ def test_tendon_actuation_path_follows_the_closed_form():
     central one asked the actuator for lambda = -1e-4), and every point of the path is the
     closed-form hook at its tension within the load stepping's discretisation error
     (1.8e-5 L at T_max, n_e 16)."""
-    from fxrod.problems.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+    from fxrod.problems.soft_arm import HOOK, tendon_hook_exact
+    from fxrod.studies.cases import demo
 
-    cont = Continuation(tendon_hook(HOOK).model, ArcLengthSettings(ds=0.02, ds_max=0.1))
+    cont = Continuation(demo("tendon_hook").problem(p=HOOK).model,
+                        ArcLengthSettings(ds=0.02, ds_max=0.1))
     path = cont.run(30, stop=lambda p: p.lam >= 0.5)
     assert path[-1].lam >= 0.5 and all(p.index == 0 for p in path)
     tip0 = np.array([HOOK.length, 0.0, 0.0])

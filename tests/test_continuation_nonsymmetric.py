@@ -52,9 +52,11 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.soft_arm import HOOK, tendon_hook, tendon_hook_exact
+from fxrod.problems.soft_arm import HOOK, tendon_hook_exact
 from fxrod.solvers.settings import SolverSettings
-from fxrod.studies.cases import deep_arch
+from fxrod.studies.cases import demo
+
+deep_arch = demo("deep_arch")
 
 #: EI = 1 N m^2 about d1 (the weak axis), 2 about d2; unit shear, extension and torsion.
 SEC = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.0, k_b1=1.0,
@@ -168,7 +170,7 @@ def test_spatial_tendon_hook_follows_the_closed_form():
     tip0 = np.array([HOOK.length, 0.0, 0.0])
     for n in (8, 16):
         hook = dataclasses.replace(HOOK, n_elements=n)
-        cont = Continuation(tendon_hook(hook, formulation="spatial").model,
+        cont = Continuation(demo("tendon_hook").problem(p=hook, formulation="spatial").model,
                             ArcLengthSettings(ds=0.02, ds_max=0.1))
         assert not cont.symmetric
         path = cont.run(80, stop=lambda p: p.lam >= 1.0)
@@ -220,7 +222,8 @@ def test_what_lu_cannot_do_is_still_refused():
         ArcLengthSettings(factorisation="ldlt")
     from fxrod.problems.soft_arm import HookParameters
 
-    spatial = tendon_hook(HookParameters(n_elements=8), formulation="spatial").model
+    spatial = demo("tendon_hook").problem(p=HookParameters(n_elements=8),
+                                      formulation="spatial").model
     act = spatial.extensions[0]
     act.formulation = "material"              # an asymmetry the model does not declare
     cont = Continuation(spatial, ArcLengthSettings(ds=0.02, ds_max=0.1))

@@ -20,10 +20,10 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.paper import bend45
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
 
 SEC = Section(rhoA=1.0, M11=0.1, M22=0.1, k_s1=1e4, k_s2=1e4, k_e=1e4, k_b1=1e2, k_b2=1e2,
@@ -135,7 +135,7 @@ BEND45_PUBLISHED = {300.0: (58.84, 22.33, 40.08), 450.0: (52.32, 18.62, 48.39),
 
 def bend45_tips(n_elements: int) -> dict[float, np.ndarray]:
     """Tip positions of the 45-degree bend at F = 300, 450, 600 (load stepping, adaptive)."""
-    prob = bend45(n_elements)
+    prob = demo("bend45").problem(n_elements)
     integ = prob.integrator()
     out = {}
     for F in BEND45_PUBLISHED:

@@ -19,10 +19,11 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.paper import flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.problems.paper import flying_spaghetti_section
 from fxrod.runs.ensemble import Ensemble
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.roundoff import roundoff
 
 FULL_NEWTON = dict(atol=1e-11, rtol=1e-14, jacobian_lag=1)
@@ -77,8 +78,8 @@ def test_flying_spaghetti_members_equal_single_runs():
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=4)
     amps = [0.5, 0.8, 1.2, 1.5]
-    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
-    singles = [RodModel(rod, scaled(flying_spaghetti_loads(), a)) for a in amps]
+    ens = Ensemble(rod, demo("flying_spaghetti").loads(), amps)
+    singles = [RodModel(rod, scaled(demo("flying_spaghetti").loads(), a)) for a in amps]
     dq, scale, dE = compare(ens, singles, 0.1, 6)
     # measured: 4e-15 m and 6e-15 (round-off of two assemblies and eliminations)
     assert dq <= roundoff(scale, 2 * 6)
@@ -115,7 +116,7 @@ def test_sections_and_distributed_loads_per_member():
 def test_tips_are_the_members_end_nodes():
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=1)
-    ens = Ensemble(rod, flying_spaghetti_loads(), [1.0, 2.0])
+    ens = Ensemble(rod, demo("flying_spaghetti").loads(), [1.0, 2.0])
     assert np.array_equal(ens.tips(), [[6.0, 0.0, 0.0]] * 2)
     assert ens.size == 2 and np.array_equal(ens.energies(), [0.0, 0.0])
 
@@ -130,7 +131,7 @@ def test_tips_are_the_members_end_nodes():
 def test_bad_input_is_rejected(kw, name):
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=2)
-    args = dict(rod=rod, loads=flying_spaghetti_loads(), amplitudes=[1.0, 2.0]) | kw
+    args = dict(rod=rod, loads=demo("flying_spaghetti").loads(), amplitudes=[1.0, 2.0]) | kw
     with pytest.raises(ParameterError, match=name):
         Ensemble(**args)
 
@@ -149,10 +150,10 @@ def test_members_converge_as_they_would_alone(linesearch):
               d1=(0.0, 1.0, 0.0), n_elements=4)
     amps = [0.5, 1.0, 1.5]
     settings = SolverSettings(linear_solver="chain", atol=1e-11, linesearch=linesearch)
-    ens = Ensemble(rod, flying_spaghetti_loads(), amps)
+    ens = Ensemble(rod, demo("flying_spaghetti").loads(), amps)
     integ = ens.integrator(0.1, settings)
     assert integ.newton.groups is not None
-    singles = [RodModel(rod, scaled(flying_spaghetti_loads(), a)) for a in amps]
+    singles = [RodModel(rod, scaled(demo("flying_spaghetti").loads(), a)) for a in amps]
     runs = [Integrator(m, 0.1, settings) for m in singles]
     for n in range(1, 9):
         its = integ.step().newton_its
@@ -172,13 +173,14 @@ import json, sys
 import numpy as np
 from mpi4py import MPI
 from fxrod.runs.ensemble import Ensemble
-from fxrod.problems.paper import flying_spaghetti_loads, flying_spaghetti_section
+from fxrod.problems.paper import flying_spaghetti_section
+from fxrod.studies.cases import demo
 from fxrod.core.rod import Rod
 from fxrod.solvers.settings import SolverSettings
 
 rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
           d1=(0.0, 1.0, 0.0), n_elements=6)
-ens = Ensemble(rod, flying_spaghetti_loads(), [0.5, 1.0, 1.5], comm=MPI.COMM_WORLD)
+ens = Ensemble(rod, demo("flying_spaghetti").loads(), [0.5, 1.0, 1.5], comm=MPI.COMM_WORLD)
 default = ens.integrator(0.1).settings.linear_solver      # "mumps" on 2 ranks
 integ = ens.integrator(0.1, SolverSettings(linear_solver="mumps", atol=1e-11, rtol=1e-14,
                                            jacobian_lag=1))
@@ -227,7 +229,7 @@ def test_adjoint_of_an_ensemble_with_an_input_history():
 
     rod = Rod(flying_spaghetti_section(), start=(0.0, 0.0, 8.0), end=(6.0, 0.0, 0.0),
               d1=(0.0, 1.0, 0.0), n_elements=3)
-    ens = Ensemble(rod, flying_spaghetti_loads(), [0.5, 1.0])
+    ens = Ensemble(rod, demo("flying_spaghetti").loads(), [0.5, 1.0])
     h, steps = 0.1, 4
     knots = (np.arange(steps) + 0.5) * h                  # per-step values at t_{n+1/2}
     history = InputHistory("force", ens.model.loads[0], knots)

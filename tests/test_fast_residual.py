@@ -12,17 +12,16 @@ import numpy as np
 import pytest
 from petsc4py import PETSc
 
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.problems.soft_arm import soft_arm
 from fxrod.runs.integrators import Integrator
+from fxrod.studies.cases import demo
 from tests.conftest import newton_iterates
 from tests.roundoff import roundoff
 
 MODELS = {
-    "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1, 6),
-    "clamped_kirchhoff": (lambda: cantilever_vibration(4).model, 1e-2, 6),
-    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2, 4),
-    "quasistatic_follower": (lambda: quasistatic_cantilever(4).model, 0.1, 4),
+    "flying_spaghetti": (lambda: demo("flying_spaghetti").problem(6).model, 0.1, 6),
+    "clamped_kirchhoff": (lambda: demo("cantilever_vibration").problem(4).model, 1e-2, 6),
+    "soft_arm_actuation": (lambda: demo("soft_arm").problem("circle", n_elements=4).model, 1e-2, 4),
+    "quasistatic_follower": (lambda: demo("quasistatic_cantilever").problem(4).model, 0.1, 4),
 }
 
 
@@ -78,7 +77,7 @@ def test_support_rows_and_energies_are_dolfinx_values():
     kernels, the same additions in the same order."""
     from dolfinx import fem
 
-    prob = cantilever_vibration(6)
+    prob = demo("cantilever_vibration").problem(6)
     integ = prob.integrator()
     for _ in range(30):
         integ.step()

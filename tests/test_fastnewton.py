@@ -9,13 +9,17 @@ import numpy as np
 import pytest
 
 import fxrod.solvers.chain as chain_module
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.array_newton import ArrayNewtonSolver
 from fxrod.solvers.newton import NewtonSolver
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.conftest import newton_iterates
 from tests.roundoff import roundoff
+
+#: The demos' builders (the cases' ``problem``).
+flying_spaghetti = demo("flying_spaghetti").problem
+cantilever_vibration = demo("cantilever_vibration").problem
 
 #: Ex. 6.2's solver settings (full Newton to 1e-13) and fxrod's defaults (modified Newton).
 EX62 = {"atol": 1e-13, "rtol": 1e-14, "jacobian_lag": 1}

@@ -23,11 +23,11 @@ from fxrod.errors import CheckpointError, ConvergenceError, OutputError, Paramet
 from fxrod.hamel import HamelBeam
 from fxrod.output.paraview import PVDWriter
 from fxrod.output.tables import CSVWriter, read_csv
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs import checkpoint
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Interrupted, Simulation
-from fxrod.studies.cases import CASES, RUN_CONTROL
+from fxrod.studies.cases import CASES, RUN_CONTROL, demo
 from tests.conftest import ROOT, run_mpi
 
 #: The companion cases, with their own steppers (ANCF central difference, Hamel lattice).
@@ -117,7 +117,7 @@ def test_two_rank_checkpoint_restarts_serially(tmp_path):
 
 
 def _fs_sim(out, ne=4, every=3, restart=None, paraview_every=1):
-    model = flying_spaghetti(ne).model
+    model = demo("flying_spaghetti").problem(ne).model
     return Simulation(Integrator(model, 0.1, PAPER_SETTINGS), out, "fs",
                       checkpoint_every=every, restart=restart, paraview_every=paraview_every)
 
@@ -128,7 +128,7 @@ def test_mismatched_checkpoint_is_refused_naming_what_differs(tmp_path):
         _fs_sim(tmp_path / "b", ne=5, restart=tmp_path)
     msg = str(ei.value)
     assert "\n" not in msg and "mesh differs" in msg and "4 elements" in msg
-    model = flying_spaghetti(4).model        # other step: named too
+    model = demo("flying_spaghetti").problem(4).model        # other step: named too
     with pytest.raises(CheckpointError, match="step differs"):
         Simulation(Integrator(model, 0.05, PAPER_SETTINGS), tmp_path / "c", "fs",
                    restart=tmp_path)
@@ -429,7 +429,7 @@ def test_hamel_adaptive_halves_a_failing_step_and_keeps_jd_exact(monkeypatch):
     regrows to h after grow_after = 3 steps, lands on t_end; J_d stays conserved to
     round-off (theory §H5: the stress terms telescope for any step size) and equals
     theory §H7's J_d(0). Without --adaptive the failure ends the run."""
-    from fxrod.studies.cases import hamel_free_beam as case
+    case = demo("hamel_free_beam")
 
     solve = HamelBeam._solve
     failed = []

@@ -10,11 +10,15 @@ import numpy as np
 import pytest
 
 from fxrod.core.diagnostics import StrainConsistency
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
+
+#: The demos' builders (the cases' ``problem``).
+flying_spaghetti = demo("flying_spaghetti").problem
 
 H_STEP = 0.1
 

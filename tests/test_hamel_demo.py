@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from fxrod.output.tables import read_csv
-from fxrod.studies.cases import CASES
-from fxrod.studies.cases.hamel_free_beam import JD0_THEORY
+from fxrod.studies.cases import CASES, demo
 from tests.conftest import assert_picture, assert_units_files, run_mpi
+
+JD0_THEORY = demo("hamel_free_beam").JD0_THEORY    # theory §H7
 
 
 @pytest.fixture(scope="module")

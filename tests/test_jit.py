@@ -15,7 +15,7 @@ from mpi4py import MPI
 
 from fxrod.core.forms import elastic
 from fxrod.native import jit
-from fxrod.problems.paper import flying_spaghetti
+from fxrod.studies.cases import demo
 
 
 def _state(model) -> None:
@@ -37,7 +37,7 @@ def _values(forms) -> list:
 
 
 def test_batch_equals_dolfinx_forms_bit_for_bit():
-    m = flying_spaghetti(4).model
+    m = demo("flying_spaghetti").problem(4).model
     _state(m)
     ctx = m.ctx
     ufl_forms = [m.F, derivative_block(m.F, m.w), elastic.kinetic_energy(ctx, m.v0),

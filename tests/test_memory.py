@@ -29,11 +29,16 @@ from dolfinx.fem.petsc import assemble_matrix, create_matrix
 from petsc4py import PETSc
 
 from fxrod.native.assembly import KernelJacobian
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.chain import ChainSolver
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.roundoff import roundoff
+
+#: The demos' builders (the cases' ``problem``).
+flying_spaghetti = demo("flying_spaghetti").problem
+cantilever_vibration = demo("cantilever_vibration").problem
+quasistatic_cantilever = demo("quasistatic_cantilever").problem
 
 MODELS = {"free": (lambda: flying_spaghetti(5).model, 0.1),
           "clamped": (lambda: cantilever_vibration(4, constraints=()).model, 1e-3)}

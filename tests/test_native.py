@@ -57,10 +57,10 @@ def test_every_helper_builds_with_warnings_as_errors(tmp_path):
 RUN_ALL_HELPERS = r"""
 import json
 from fxrod import native
-from fxrod.problems.paper import flying_spaghetti
+from fxrod.studies.cases import demo
 from fxrod.ancf import ANCFBeam, EnergyConsistentStepper, blog_beam, default_settings
 
-integ = flying_spaghetti(8).integrator()
+integ = demo("flying_spaghetti").problem(8).integrator()
 for _ in range(5):
     integ.step()
 beam = ANCFBeam(blog_beam(), 10, gravity=(0.0, -9.81))
@@ -104,9 +104,9 @@ def test_constraint_check_in_c_equals_numpy_and_keeps_nan():
     import numpy as np
 
     from fxrod.core.diagnostics import nodal_constraint_max
-    from fxrod.problems.paper import flying_spaghetti
+    from fxrod.studies.cases import demo
 
-    integ = flying_spaghetti(6).integrator()
+    integ = demo("flying_spaghetti").problem(6).integrator()
     for _ in range(4):
         integ.step()
     nodes = integ.model.nodes

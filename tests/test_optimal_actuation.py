@@ -1,4 +1,4 @@
-"""Optimal actuation of the soft arm (issue 21, fxrod.studies.cases.optimal_actuation): chamber
+"""Optimal actuation of the soft arm (issue 21, demos/optimal_actuation.py): chamber
 forces from zero that make the tip follow the authors' heart path, by L-BFGS-B with adjoint
 gradients, against the tracking error of the paper's open-loop inputs."""
 

@@ -1,4 +1,4 @@
-"""The plectoneme case (fxrod.studies.cases.plectoneme): the straight twisted rod's torque against
+"""The plectoneme case (demos/plectoneme.py): the straight twisted rod's torque against
 the closed form theta / (L/GJ + 1/k_r); in the slow tier the buckled rod with self-contact
 (strands kept apart, torque plateau) and without it (strands passing through each other)."""
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.studies.cases import plectoneme as case
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim
+
+case = demo("plectoneme")
 
 
 def run(**options):

@@ -14,11 +14,14 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.problems.paper import quasistatic_cantilever
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
+
+#: The demos' builders (the cases' ``problem``).
+quasistatic_cantilever = demo("quasistatic_cantilever").problem
 
 TIMES = (0.1, 0.2, 0.4, 1.0)
 

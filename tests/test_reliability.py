@@ -13,16 +13,17 @@ import pytest
 
 from fxrod.errors import ConvergenceError
 from fxrod.output.tables import CSVWriter, NonFiniteError, read_csv
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim
 from tests.conftest import ROOT, run_mpi
 
 
 def _sim(out, restart=None, every=0, ne=4, h=0.1):
-    model = flying_spaghetti(ne).model
+    model = demo("flying_spaghetti").problem(ne).model
     integ = Integrator(model, h, PAPER_SETTINGS)
     return Simulation(integ, out, "fs", checkpoint_every=every, restart=restart,
                       paraview_every=5)
@@ -53,11 +54,11 @@ def test_restart_reproduces_uninterrupted_run(tmp_path):
 def test_checkpoint_from_two_ranks_restarts_serially(tmp_path):
     run_mpi(["demos/flying_spaghetti.py", "--quiet", "--no-pictures", "--t-end", "1.0",
              "--n-elements", "4", "--checkpoint-every", "5", "--out", str(tmp_path / "m")])
-    model = flying_spaghetti(4).model
+    model = demo("flying_spaghetti").problem(4).model
     sim = Simulation(Integrator(model, 0.1, PAPER_SETTINGS), tmp_path / "m",
                      "flying_spaghetti", restart=tmp_path / "m", checkpoint_every=5)
     sim.run(1.5)
-    ref = Simulation(flying_spaghetti(4).integrator())
+    ref = Simulation(demo("flying_spaghetti").problem(4).integrator())
     ref.run(1.5)
     a = read_csv(tmp_path / "m" / "flying_spaghetti.csv")
     assert len(a["t"]) == 16
@@ -90,12 +91,12 @@ def test_sigterm_leaves_readable_csv_and_checkpoint(tmp_path):
     assert np.all(np.isfinite(d["H"]))
     # restart from the checkpoint and finish a short horizon; compare with a fresh run
     t_stop = d["t"][-1]
-    model = flying_spaghetti(40).model
+    model = demo("flying_spaghetti").problem(40).model
     sim = Simulation(Integrator(model, 0.02, PAPER_SETTINGS), out,
                      "flying_spaghetti", restart=out, checkpoint_every=10)
     assert sim.integ.t == pytest.approx(t_stop)
     sim.run(t_stop + 0.1)
-    ref = Simulation(flying_spaghetti(40).integrator(0.02))
+    ref = Simulation(demo("flying_spaghetti").problem(40).integrator(0.02))
     ref.run(t_stop + 0.1)
     s1, q1 = sim.model.nodes.gather_nodes()
     s2, q2 = ref.model.nodes.gather_nodes()
@@ -105,10 +106,10 @@ def test_sigterm_leaves_readable_csv_and_checkpoint(tmp_path):
 def test_adaptive_rescues_a_failing_dynamic_step():
     """A full step of h = 2.5 fails (Newton limited to 6 iterations); adaptive stepping
     halves it, the run completes and the CSV records the step sizes."""
-    model = flying_spaghetti(6).model
+    model = demo("flying_spaghetti").problem(6).model
     with pytest.raises(ConvergenceError):
         Integrator(model, 2.5, SolverSettings(max_it=6)).advance_to(2.5)
-    model = flying_spaghetti(6).model
+    model = demo("flying_spaghetti").problem(6).model
     integ = Integrator(model, 2.5, SolverSettings(max_it=6, adaptive=True))
     sim = Simulation(integ)
     sim.run(5.0)
@@ -119,7 +120,7 @@ def test_adaptive_rescues_a_failing_dynamic_step():
 
 
 def test_failed_step_checkpoints_last_good_state(tmp_path):
-    model = flying_spaghetti(4).model
+    model = demo("flying_spaghetti").problem(4).model
     integ = Integrator(model, 0.5, SolverSettings(max_it=2))
     sim = Simulation(integ, tmp_path, "fs", checkpoint_every=100)
     with pytest.raises(ConvergenceError) as ei:
@@ -127,7 +128,7 @@ def test_failed_step_checkpoints_last_good_state(tmp_path):
     t_fail = ei.value.t
     from fxrod.runs import checkpoint
 
-    st = checkpoint.load(tmp_path / "fs_checkpoint.npz", flying_spaghetti(4).model)
+    st = checkpoint.load(tmp_path / "fs_checkpoint.npz", demo("flying_spaghetti").problem(4).model)
     assert st["t"] == pytest.approx(t_fail)
     d = read_csv(tmp_path / "fs.csv")
     assert d["t"][-1] == pytest.approx(t_fail)
@@ -142,7 +143,7 @@ def test_nan_rows_are_refused(tmp_path):
 
 
 def test_nan_load_stops_with_error_naming_the_step():
-    model = flying_spaghetti(4).model
+    model = demo("flying_spaghetti").problem(4).model
     model.loads[0].force = lambda t: np.array([np.nan, 0.0, 0.0]) if t > 0.2 else np.zeros(3)
     integ = Integrator(model, 0.1)
     with pytest.raises((ConvergenceError, ValueError)) as ei:
@@ -154,7 +155,7 @@ def test_soak_short():
     """Short soak: 300 free-flight steps keep the energy residual at machine level, H, p and
     J constant and the nodal constraints at the Newton tolerance. Wall time and memory per
     step: bench/soak.py (timing does not belong in the tests)."""
-    model = flying_spaghetti(10).model
+    model = demo("flying_spaghetti").problem(10).model
     integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     sim = Simulation(integ)
@@ -178,7 +179,7 @@ def test_soak_long(tmp_path):
     step and the RSS over the run: bench/soak.py."""
     import resource
 
-    model = flying_spaghetti(10).model
+    model = demo("flying_spaghetti").problem(10).model
     integ = Integrator(model, 0.1, PAPER_SETTINGS)
     integ.advance_to(5.0)
     sim = Simulation(integ, tmp_path, "soak", keep_rows=False)

@@ -1,4 +1,4 @@
-"""The soft arm grasping a rough cylinder (fxrod.studies.cases.soft_arm_grasp): dynamics, contact
+"""The soft arm grasping a rough cylinder (demos/soft_arm_grasp.py): dynamics, contact
 with friction, chamber actuation.
 
 * The energy ledger closes every step: ``H_{n+1} - H_n - W_port + D`` (chamber work in,
@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.studies.cases import CASES
-from fxrod.studies.cases import soft_arm_grasp as case
+from fxrod.studies.cases import CASES, demo
 from tests.claims import assert_claim, assert_printed
+
+case = demo("soft_arm_grasp")
 
 
 @pytest.fixture(scope="module")

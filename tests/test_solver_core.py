@@ -18,8 +18,10 @@ from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
-from fxrod.studies.cases import deep_arch
+from fxrod.studies.cases import demo
 from tests.roundoff import roundoff
+
+deep_arch = demo("deep_arch")
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fxrod"
 SEC = Section.circular(0.01, E=1e9, nu=0.3, rho=1e3)

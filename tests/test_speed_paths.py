@@ -18,11 +18,15 @@ from dolfinx.fem.petsc import assemble_matrix, create_matrix
 from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
 from fxrod.errors import ParameterError
 from fxrod.native.assembly import KernelJacobian
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti, quasistatic_cantilever
-from fxrod.problems.soft_arm import soft_arm
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.roundoff import roundoff
+
+#: The demos' builders (the cases' ``problem``).
+flying_spaghetti = demo("flying_spaghetti").problem
+cantilever_vibration = demo("cantilever_vibration").problem
+quasistatic_cantilever = demo("quasistatic_cantilever").problem
 
 UNOPTIMISED = dict(fast_assembly=False, predictor="plain", jacobian_lag=1,
                    mumps_icntl={7: 0, 8: 77})
@@ -37,7 +41,7 @@ MODELS = {
     "flying_spaghetti": (lambda: flying_spaghetti(6).model, 0.1),
     "clamped_kirchhoff": (lambda: cantilever_vibration(4).model, 1e-2),
     "viscoelastic": (viscoelastic_cantilever, 1e-2),
-    "soft_arm_actuation": (lambda: soft_arm("circle", n_elements=4).model, 1e-2),
+    "soft_arm_actuation": (lambda: demo("soft_arm").problem("circle", n_elements=4).model, 1e-2),
     "quasistatic_follower": (lambda: quasistatic_cantilever(4).model, 0.1),
 }
 

@@ -111,9 +111,9 @@ def test_case_names_its_load_parameter(tmp_path):
     import matplotlib.pyplot as plt
 
     from fxrod.cli import main
-    from fxrod.studies.cases import CASES
-    from fxrod.studies.cases.bend45 import LOAD
+    from fxrod.studies.cases import CASES, demo
 
+    LOAD = demo("bend45").LOAD
     CASES["bend45"].run(tmp_path, quick=True, pictures=False)
     checked = assert_units_files(tmp_path, at_least=3)   # bend45, _steps, _internal_forces
     assert (tmp_path / "bend45.csv") in checked

@@ -43,14 +43,16 @@ from fxrod.errors import ConvergenceError, ParameterError
 from fxrod.hamel import HamelBeam, HamelStepper, example2, series
 from fxrod.hamel import run as hamel_run
 from fxrod.output.tables import read_csv
-from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti
+from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.checkpoint import companion_fingerprint
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Interrupted, Simulation
 from fxrod.solvers.stepper import CompanionStepper, Stepper
-from fxrod.studies.cases.hamel_free_beam import JD0_THEORY
-from fxrod.studies.cases.hamel_free_beam import fingerprint as hamel_fingerprint
+from fxrod.studies.cases import demo
 from tests.roundoff import roundoff
+
+#: The hamel-free-beam demo (its J_d(0) of theory §H7 and its checkpoint fingerprint).
+HAMEL = demo("hamel_free_beam")
 
 #: Steps of each formulation's run and its step size [s] (ANCF: 0.9 h_critical).
 STEPS = {"rod": 8, "ancf": 60, "hamel": 40}
@@ -70,13 +72,13 @@ def _ancf_stepper() -> CentralDifferenceStepper:
 def _hamel_stepper() -> HamelStepper:
     """Example 2 of the HFVI paper (free beam, 9 elements), h = 1e-4 s."""
     beam = example2(1e-4)
-    return HamelStepper(beam, hamel_fingerprint(beam))
+    return HamelStepper(beam, HAMEL.fingerprint(beam))
 
 
 def _sim(kind: str, out: Path, **kw) -> tuple[Simulation, float]:
     """A recorded run of ``kind`` into ``out`` and its end time [s]."""
     if kind == "rod":
-        integ = Integrator(flying_spaghetti(4).model, 0.1, PAPER_SETTINGS)
+        integ = Integrator(demo("flying_spaghetti").problem(4).model, 0.1, PAPER_SETTINGS)
         return Simulation(integ, out, kind, **kw), STEPS[kind] * 0.1
     if kind == "ancf":
         st = _ancf_stepper()
@@ -110,7 +112,7 @@ def _assert_same(a: dict, b: dict, steps: int, rows: int | None = None) -> None:
 
 
 def test_each_formulation_meets_the_protocol():
-    integ = Integrator(flying_spaghetti(4).model, 0.1, PAPER_SETTINGS)
+    integ = Integrator(demo("flying_spaghetti").problem(4).model, 0.1, PAPER_SETTINGS)
     assert isinstance(integ, Stepper) and not isinstance(integ, CompanionStepper)
     for st in (_ancf_stepper(), _hamel_stepper()):
         assert isinstance(st, CompanionStepper)
@@ -221,7 +223,7 @@ def test_hamel_exact_discrete_momentum_through_simulation():
     assert len(Jd) == STEPS["hamel"] + 1
     scale = np.abs(Jd[0]).max()
     assert np.abs(Jd - Jd[0]).max() <= roundoff(scale, STEPS["hamel"])
-    np.testing.assert_allclose(Jd[0], JD0_THEORY, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(Jd[0], HAMEL.JD0_THEORY, rtol=1e-4, atol=1e-6)
 
 
 def test_companion_refusals_are_one_line(tmp_path):

@@ -209,10 +209,10 @@ def test_right_angle_cantilever_energy_after_pulse():
     (t >= 2) H is constant to the Newton tolerance (atol 1e-10 on the h-scaled rows:
     measured drift 1.3e-12 of H, largest step residual 8e-11), the weld keeps the legs at
     right angles, the tip swings out of plane by several units (large motion)."""
-    from fxrod.problems.frames import right_angle_cantilever
     from fxrod.runs.simulation import Simulation as Sim
+    from fxrod.studies.cases import demo
 
-    prob = right_angle_cantilever(10, h=0.25, t_end=10.0)
+    prob = demo("right_angle_cantilever").problem(10, h=0.25, t_end=10.0)
     sim = Sim(prob.integrator())
     sim.run(prob.t_end)
     t, H = sim.column("t"), sim.column("H")
@@ -281,13 +281,14 @@ def test_lee_frame_snap_through_and_snap_back():
     v curves' extremes, 18.715 and -9.35, which differ from each other by 0.5 % and 2.6 %);
     stable before the first limit point, one unstable direction between the two; the
     vertical displacement turns back (snap-back) between them."""
-    from fxrod.studies.cases.lee_frame import DIGITISED_LIMITS, continuation, trace
+    from fxrod.studies.cases import demo
 
-    cont = continuation(10)
-    trace(cont, 95.0, 300)
+    lee = demo("lee_frame")
+    cont = lee.continuation(10)
+    lee.trace(cont, 95.0, 300)
     limits = [p for p in cont.critical if p.event == "limit"]
     assert len(limits) == 2
-    first, second = (np.mean(pair) for pair in DIGITISED_LIMITS)
+    first, second = (np.mean(pair) for pair in lee.DIGITISED_LIMITS)
     assert_printed("lee-limits", [limits[0].lam, limits[1].lam])
     assert_claim("lee-vs-published", [limits[0].lam / first - 1.0, limits[1].lam / second - 1.0],
                  1.5e-2)
@@ -308,12 +309,13 @@ def test_lee_frame_snap_through_and_snap_back():
 def test_lee_frame_mesh_convergence():
     """20 and 40 elements per member: the first limit load converged to 1.5e-5, 18.5567 at
     40 elements."""
-    from fxrod.studies.cases.lee_frame import continuation, trace
+    from fxrod.studies.cases import demo
 
+    lee = demo("lee_frame")
     lam = []
     for n in (20, 40):
-        cont = continuation(n)
-        trace(cont, 52.0, 300)
+        cont = lee.continuation(n)
+        lee.trace(cont, 52.0, 300)
         lam.append(next(p.lam for p in cont.critical if p.event == "limit"))
     assert_claim("lee-converged", lam[1] / lam[0] - 1.0, 4e-5)
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from fxrod.errors import ParameterError
-from fxrod.studies.cases import CASES, Case, Option, Result
+from fxrod.studies.cases import CASES, Case, Option, Result, demo
 from fxrod.studies.sweep import read_record, run_sweep
 from fxrod.studies.sweep_plan import make_plan
 from fxrod.studies.sweep_plot import plot_sweep, read_table
@@ -249,8 +249,6 @@ def test_soft_arm_design_study(tmp_path):
         SOFT_ARM,
         chamber_forces,
         constant_strain_curve,
-        soft_arm_rod,
-        soft_arm_section,
         static_strains,
     )
 
@@ -260,9 +258,9 @@ def test_soft_arm_design_study(tmp_path):
     assert res.counts == {"done": 9}
     for r in res.rows:
         p = dataclasses.replace(SOFT_ARM, chamber_radius=r["chamber_radius"], rho=r["rho"])
-        G, K = static_strains(soft_arm_section(p), chamber_forces("circle", r["t"], p),
+        G, K = static_strains(p.section, chamber_forces("circle", r["t"], p),
                               p.offsets)
-        exact = constant_strain_curve(G, K, [p.length], R0=soft_arm_rod(p).frame)[0][0]
+        exact = constant_strain_curve(G, K, [p.length], R0=demo("soft_arm").arm(p).frame)[0][0]
         tip = np.array([r["tip_1"], r["tip_2"], r["tip_3"]])
         assert np.linalg.norm(tip - exact) <= 1e-3, (r, exact)
     off = [np.hypot(r["tip_1"], r["tip_2"]) for r in res.rows]

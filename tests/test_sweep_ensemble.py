@@ -21,13 +21,13 @@ import pytest
 from fxrod.errors import ParameterError
 from fxrod.output.tables import read_csv
 from fxrod.runs.ensemble_run import COLUMNS, EnsembleRun
-from fxrod.studies.cases import CASES
-from fxrod.studies.cases import flying_spaghetti as fs
+from fxrod.studies.cases import CASES, demo
 from fxrod.studies.sweep import read_record, run_sweep
 from fxrod.studies.sweep_plan import make_plan
 from fxrod.studies.sweep_plot import read_table
 from tests.conftest import assert_units_files, run_mpi
 
+fs = demo("flying_spaghetti")
 CASE = "flying-spaghetti"
 #: A short point: 10 steps of 0.1 s on 4 elements.
 SHORT = ["n_elements=4", "t_end=1"]

@@ -9,9 +9,10 @@ import pytest
 from fxrod.core.loads import EndLoad
 from fxrod.core.rod import Rod, Section
 from fxrod.errors import ConvergenceError, ParameterError
-from fxrod.problems.paper import flying_spaghetti, flying_spaghetti_section
+from fxrod.problems.paper import flying_spaghetti_section
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 
 SEC = dict(rhoA=1, M11=1, M22=1, k_s1=1, k_s2=1, k_e=1, k_b1=1, k_b2=1, k_t=1)
 
@@ -53,7 +54,7 @@ def test_circular_section_rejects(kwargs, name):
 
 
 def test_step_and_end_time_rejected():
-    model = flying_spaghetti(2).model
+    model = demo("flying_spaghetti").problem(2).model
     for h in (0.0, -0.1, np.nan):
         with pytest.raises(ParameterError, match="h"):
             Integrator(model, h)
@@ -72,7 +73,7 @@ def test_load_rejects_bad_vectors():
 
 
 def test_snes_failure_reports_t_h_reason():
-    model = flying_spaghetti(4).model
+    model = demo("flying_spaghetti").problem(4).model
     w0, v0 = model.w0.x.array.copy(), model.v0.x.array.copy()
     integ = Integrator(model, 2.5, SolverSettings(max_it=1))
     with pytest.raises(ConvergenceError) as ei:
@@ -87,7 +88,7 @@ def test_snes_failure_reports_t_h_reason():
     integ2 = Integrator(model, 0.5)
     integ2.advance_to(0.5)
     assert integ2.t == 0.5
-    fresh = flying_spaghetti(4).model
+    fresh = demo("flying_spaghetti").problem(4).model
     Integrator(fresh, 0.5).advance_to(0.5)
     assert np.array_equal(model.w0.x.array, fresh.w0.x.array)
 

@@ -34,12 +34,12 @@ def _section(**kw):
 
 
 def _integrator(**kw):
-    from fxrod.problems.paper import flying_spaghetti
     from fxrod.runs.integrators import Integrator
     from fxrod.solvers.settings import SolverSettings
+    from fxrod.studies.cases import demo
 
     h = kw.pop("h", 0.1)
-    return Integrator(flying_spaghetti(2).model, h, SolverSettings(**kw))
+    return Integrator(demo("flying_spaghetti").problem(2).model, h, SolverSettings(**kw))
 
 
 def _model(**kw):

@@ -34,10 +34,11 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
-from fxrod.problems.paper import cantilever_vibration, cantilever_vibration_section
+from fxrod.problems.paper import cantilever_vibration_section
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
+from fxrod.studies.cases import demo
 from tests.claims import assert_claim, assert_printed
 
 DATA = "kinon2026/results/example_02_dynamic_cantilever/ex02_cantilever_dissipative_results.csv"
@@ -84,7 +85,7 @@ def tip_deviation(a: Simulation, b: Simulation) -> float:
 @pytest.fixture(scope="module")
 def ex62():
     ext = GeneralizedMaxwell.proportional((0.75,), (0.08,))
-    model = cantilever_vibration(8, extensions=[ext]).model
+    model = demo("cantilever_vibration").problem(8, extensions=[ext]).model
     # full Newton (jacobian_lag=1): its quadratic last iterate puts the balance at round-off,
     # which the 1e-14 assertion below checks; the default modified Newton stops just below
     # atol (balance ~2e-14 here, still far inside 1e-9 max(1, H))
@@ -375,7 +376,7 @@ def test_ex62_branch_convention_does_not_match_data(ref_dir):
     misses the data by -1.1e-2 / -7.2e-2 / -2.1e-1 at t = 0.05 / 0.1 / 0.3 s, while the
     default reading (test_ex62_energy_vs_data) is within 4.5e-5 at all three."""
     ext = GeneralizedMaxwell.proportional((0.75,), (0.08,), convention="branch")
-    sim = run(cantilever_vibration(8, extensions=[ext]).model, 0.3)
+    sim = run(demo("cantilever_vibration").problem(8, extensions=[ext]).model, 0.3)
     balance_ok(sim)
     t, H = sim.column("t"), sim.column("H")
     miss = np.array([H[int(np.argmin(np.abs(t - tt)))] / Href - 1.0

@@ -39,7 +39,6 @@ TOPICS: dict[str, tuple[str, ...]] = {
                            "fxrod.output.history", "fxrod.output.tables",
                            "fxrod.output.paraview", "fxrod.runs.checkpoint", "fxrod.viz"),
     "Ready problems, cases and the command line": ("fxrod.problems.paper",
-                                                   "fxrod.problems.frames",
                                                    "fxrod.problems.soft_arm",
                                                    "fxrod.studies.cases",
                                                    "fxrod.studies.modal_output",

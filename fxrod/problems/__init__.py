@@ -1,1 +1,3 @@
-"""Builders of ready problems: the paper's examples, frames and the soft arm."""
+"""The data of ready problems that several places need: the paper's solver settings and
+sections, the soft arm's and the tendon hook's parameters, inputs and closed forms. The
+problems themselves are built in plain sight in the demos (``demos/<name>.py``)."""

@@ -1,5 +1,7 @@
-"""Soft-robot examples: the pneumatic soft arm of Ex. 6.4 (theory §4.4) and a tendon hook,
-with the exact static solutions used to check them (SI units throughout).
+"""Soft-robot examples: the data of the pneumatic soft arm of Ex. 6.4 (theory §4.4) and of a
+tendon hook, the arm's input paths and the exact static solutions used to check them (SI
+units throughout). The models are assembled in plain sight in ``demos/soft_arm.py`` and
+``demos/tendon_hook.py`` (``fxrod.studies.cases.demo("soft_arm").problem(...)``).
 
 Soft arm (theory §4.4): a silicone rod of length 0.1755 m, diameter d = 0.06 m, E = 6e5 Pa,
 nu = 0.35, clamped at the origin along e3 with directors ``d1 = -e1, d2 = -e2, d3 = e3``
@@ -21,7 +23,7 @@ r_k = 0.065 the density is sharply identified by the dynamics: rms tip error ove
 circle run 6.0e-4, 4.6e-4, 3.0e-4, 7.0e-4 m for rho = 900, 950, 1000, 1050 kg/m^3 (9.5e-4 at
 1080). Inputs are evaluated at ``t_{n+1/2}`` (averaging the end-point inputs fits worse:
 rms 4.7e-4 m). Note that with d = 0.06 m the chamber offset lies outside the section
-(radius 0.03 m): the published geometry is inconsistent (theory §4.4), so the builder disables
+(radius 0.03 m): the published geometry is inconsistent (theory §4.4), so the demo disables
 the offset check explicitly.
 
 Exact statics (used by the tests): a free-ended rod with no loads but actuators whose
@@ -46,13 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fxrod.core.forms.actuation import Actuation, PressureChamber, Tendon
-from fxrod.core.model import RodModel
-from fxrod.core.rod import Rod, Section
-from fxrod.core.supports import Clamp
-from fxrod.errors import ParameterError, check_int_min, check_positive
-from fxrod.problems.paper import PAPER_SETTINGS
-from fxrod.runs.problem import Problem
+from fxrod.core.rod import Section
+from fxrod.errors import ParameterError
 
 
 # ---------------------------------------------------------------------------- soft arm
@@ -107,6 +104,11 @@ class SoftArmParameters:
         """Chamber offsets ``r_k (cos alpha_k, sin alpha_k)`` [m], shape (3, 2)."""
         a = self.alphas
         return self.chamber_radius * np.c_[np.cos(a), np.sin(a)]
+
+    @property
+    def section(self) -> Section:
+        """Solid circular silicone section (k_s = GA, k_e = EA, k_b = EI, k_t = G I_T)."""
+        return Section.circular(radius=0.5 * self.diameter, E=self.E, rho=self.rho, nu=self.nu)
 
 
 SOFT_ARM = SoftArmParameters()
@@ -163,50 +165,6 @@ def chamber_forces(path: str, t: float, p: SoftArmParameters = SOFT_ARM) -> np.n
     else:
         raise ParameterError("path", path, "'circle' or 'heart'")
     return 0.5 * f * (1.0 + np.cos(th - p.alphas))
-
-
-def soft_arm_section(p: SoftArmParameters = SOFT_ARM) -> Section:
-    """Solid circular silicone section (k_s = GA, k_e = EA, k_b = EI, k_t = G I_T)."""
-    return Section.circular(radius=0.5 * p.diameter, E=p.E, rho=p.rho, nu=p.nu)
-
-
-def soft_arm_rod(p: SoftArmParameters = SOFT_ARM, n_elements: int | None = None) -> Rod:
-    """The arm along e3 from the origin, ``d1 = -e1, d2 = -e2, d3 = e3`` (theory §4.4)."""
-    ne = p.n_elements if n_elements is None else n_elements
-    return Rod(soft_arm_section(p), start=(0.0, 0.0, 0.0), end=(0.0, 0.0, p.length),
-               d1=(-1.0, 0.0, 0.0), n_elements=ne)
-
-
-def soft_arm_actuation(forces: Sequence, p: SoftArmParameters = SOFT_ARM,
-                       formulation: str = "material",
-                       check_times: Sequence[float] | None = None) -> Actuation:
-    """Three chambers at ``p.offsets`` driven by ``forces[k]`` (callables, tables or numbers).
-
-    The offset check is disabled on purpose (theory §4.4 geometry inconsistency, module
-    docstring)."""
-    chambers = [PressureChamber(p.offsets[k], forces[k], name=f"chamber {k + 1}")
-                for k in range(3)]
-    return Actuation(chambers, allow_offset_outside=True, formulation=formulation,
-                     check_times=check_times)
-
-
-def soft_arm(path: str = "circle", p: SoftArmParameters = SOFT_ARM,
-             n_elements: int | None = None, formulation: str = "material",
-             comm=None) -> Problem:
-    """Ex. 6.4 with the circle (79)-(80) or heart (81) input: step ``p.h`` over
-    ``[0, p.t_end]``, Newton atol 1e-11 (the paper's).
-
-    The :class:`Actuation` is ``model.extensions[0]``; its inputs are sign-checked on a
-    1 ms grid over ``[0, T]`` before any form is compiled.
-    """
-    if path not in PATHS:
-        raise ParameterError("path", path, "'circle' or 'heart'")
-    rod = soft_arm_rod(p, n_elements)
-    forces = [lambda t, k=k: float(chamber_forces(path, t, p)[k]) for k in range(3)]
-    act = soft_arm_actuation(forces, p, formulation,
-                             check_times=np.linspace(0.0, p.t_end, 4001))
-    return Problem(RodModel(rod, supports=[Clamp("0")], extensions=[act], comm=comm),
-                   p.h, p.t_end, PAPER_SETTINGS)
 
 
 # ---------------------------------------------------------------------------- statics
@@ -320,27 +278,6 @@ class HookParameters:
 
 
 HOOK = HookParameters()
-
-
-def tendon_hook(p: HookParameters = HOOK, tension=None, formulation: str = "material",
-                check_times: Sequence[float] | None = None, comm=None,
-                steps: int = 10, quasistatic: bool = True) -> Problem:
-    """The tendon hook: t in [0, 1] in ``steps`` steps (a load factor when
-    ``quasistatic``, else time [s] with the default settings); ``tension`` defaults to the
-    load ramp ``t * p.tension`` [N]. The Actuation is ``model.extensions[0]``."""
-    check_positive("length", p.length)
-    rod = Rod(p.section, start=(0.0, 0.0, 0.0), end=(p.length, 0.0, 0.0), d1=(0.0, 0.0, 1.0),
-              n_elements=p.n_elements)
-    if tension is None:
-        Tmax = p.tension
-
-        def tension(t: float) -> float:
-            return t * Tmax
-    tendon = Tendon((p.offset, 0.0), tension, s_range=(p.s_a, p.length), name="flexor")
-    act = Actuation([tendon], formulation=formulation, check_times=check_times)
-    model = RodModel(rod, supports=[Clamp("0")], extensions=[act], comm=comm,
-                     quasistatic=quasistatic)
-    return Problem(model, 1.0 / check_int_min("steps", steps, 1), 1.0)
 
 
 def tendon_hook_exact(p: HookParameters = HOOK, tension: float | None = None,

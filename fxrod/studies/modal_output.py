@@ -2,8 +2,9 @@
 written as a CSV table, a PNG of the first mode shapes and a GIF per mode (SI units);
 ``fxrod phmodel <case>``: its linear port-Hamiltonian model (``.npz``, ``.mat``, ``.json``).
 
-The models are built by the existing builders (:mod:`fxrod.problems.paper`,
-:mod:`fxrod.problems.soft_arm`): the flying-spaghetti rod (free: six rigid-body modes at zero), the
+The models are built by the demos of the cases (``demos/flying_spaghetti.py``,
+``demos/cantilever_vibration.py``, through :func:`fxrod.studies.cases.demo`) and
+:mod:`fxrod.problems.soft_arm`: the flying-spaghetti rod (free: six rigid-body modes at zero), the
 ex. 6.2 cantilever straight and deflected by a static tip force, and the soft arm bent by
 constant chamber forces. Equilibria are reached by quasi-static load steps.
 """
@@ -24,8 +25,7 @@ from fxrod.core.model import RodModel
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError, check_int_min
 from fxrod.output.tables import CSVWriter
-from fxrod.problems.paper import cantilever_vibration, flying_spaghetti
-from fxrod.problems.soft_arm import SOFT_ARM, chamber_forces, soft_arm_actuation, soft_arm_rod
+from fxrod.problems.soft_arm import SOFT_ARM, chamber_forces
 from fxrod.runs.integrators import Integrator
 
 #: Columns of ``<case>_modes.csv`` (docs/output.md).
@@ -61,17 +61,23 @@ def _static(model: RodModel, steps: int) -> RodModel:
 
 
 def _spaghetti(comm, n_elements):
-    return flying_spaghetti(n_elements=n_elements, comm=comm).model
+    from fxrod.studies.cases import demo
+
+    return demo("flying_spaghetti").problem(n_elements=n_elements, comm=comm).model
 
 
 def _cantilever(comm, n_elements):
-    return cantilever_vibration(n_elements=n_elements, comm=comm).model
+    from fxrod.studies.cases import demo
+
+    return demo("cantilever_vibration").problem(n_elements=n_elements, comm=comm).model
 
 
 def _cantilever_deflected(comm, n_elements):
     """Ex. 6.2 rod under a static tip force ``3 EI / L^2 * 0.2`` along -e3 (linear tip
     deflection 0.2 L)."""
-    rod = cantilever_vibration(n_elements=n_elements, comm=comm).model.rod
+    from fxrod.studies.cases import demo
+
+    rod = demo("cantilever_vibration").problem(n_elements=n_elements, comm=comm).model.rod
     F = 0.2 * 3.0 * rod.section.k_b1 / rod.length**2
     load = EndLoad("L", force=lambda t: t * np.array([0.0, 0.0, -F]))
     return _static(RodModel(rod, [load], [Clamp("0")], comm=comm, quasistatic=True), 4)
@@ -79,9 +85,12 @@ def _cantilever_deflected(comm, n_elements):
 
 def _soft_arm(comm, n_elements):
     """Soft arm bent by the circle input's chamber forces at t = 1 s (full amplitude)."""
+    from fxrod.studies.cases import demo
+
+    arm = demo("soft_arm")
     tau = chamber_forces("circle", 1.0)
-    act = soft_arm_actuation([lambda t, f=f: t * f for f in tau])
-    rod = soft_arm_rod(SOFT_ARM, n_elements)
+    act = arm.chambers([lambda t, f=f: t * f for f in tau])
+    rod = arm.arm(SOFT_ARM, n_elements)
     return _static(RodModel(rod, [], [Clamp("0")], [act], comm=comm, quasistatic=True), 4)
 
 

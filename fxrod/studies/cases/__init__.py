@@ -8,9 +8,8 @@ A demo is where a problem is defined: ``demos/<name>.py`` builds its model in pl
 reader of the demo sees. A case runs, writes its files (``DIR/<name>.csv``,
 ``DIR/<name>.png``, a ParaView series ``DIR/<name>.pvd`` where the rod moves) and returns a
 :class:`Result`: the runs, the summary numbers of the final state and the files written.
-Cases not yet written as such demos live in the modules of this package, built with the
-library's builders (:mod:`fxrod.problems.paper`, :mod:`fxrod.problems.soft_arm`,
-:mod:`fxrod.ancf`, :mod:`fxrod.hamel`), and their demos walk through the same steps.
+This package holds the machinery (:class:`Case`, :class:`Option`, :class:`Result`, the run
+control) and the helpers the demos share (:mod:`fxrod.studies.cases.common`).
 
 Example::
 
@@ -458,18 +457,11 @@ def _is_case_demo(file: Path) -> bool:
 
 
 def _registry() -> dict[str, Case]:
-    """Every demo with a ``CASE`` and every module of this package with one: a new case
-    needs no edit here."""
-    import importlib
-    import pkgutil
-
-    stems = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    """Every demo with a ``CASE``: a new case needs no edit here."""
     demos = sorted(f.stem for f in DEMOS.glob("*.py") if _is_case_demo(f)) \
         if DEMOS.is_dir() else []
-    stems = sorted(set(stems) | set(demos),
-                   key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
-    mods = [demo(m) if m in demos else importlib.import_module(f"{__name__}.{m}")
-            for m in stems]
+    demos.sort(key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
+    mods = [demo(m) for m in demos]
     return {m.CASE.name: m.CASE for m in mods if isinstance(getattr(m, "CASE", None), Case)}
 
 

@@ -1,5 +1,6 @@
 """Helpers shared by the cases of the registry: which states to keep for the pictures, the
-numbers of a run's last row, and the files a run wrote."""
+numbers of a run's last row, the files a run wrote, and for a case of several runs dealt to
+the ranks the checkpoint of each run and the errors shared between the ranks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from fxrod import viz
+from fxrod.runs.checkpoint import CHECKPOINT_NAME
 from fxrod.runs.probes import ContactFieldProbe
 from fxrod.runs.problem import Problem
 from fxrod.runs.simulation import Simulation
@@ -117,3 +119,46 @@ def wrote(files: list[Path]) -> str:
         return ""
     d = files[0].parent
     return f"wrote {d}: " + ", ".join(os.path.relpath(f, d) for f in files)
+
+
+def restart_file(restart, name: str, names: list[str]) -> Path | None:
+    """The checkpoint of run ``name`` among the runs ``names`` of a case restarted from
+    ``restart``: a directory gives its ``<name>_checkpoint.npz`` (None, a fresh start, if
+    that run had not checkpointed; :class:`fxrod.errors.CheckpointError` if no run had);
+    a file of run ``name`` (e.g. a ``.prev.npz``) is taken, a file of another run gives the
+    checkpoint of ``name`` next to it (if any), a file of no run is taken for every run
+    (and refused by its fingerprint)."""
+    if restart is None:
+        return None
+    p = Path(restart)
+    own = f"{name}_{CHECKPOINT_NAME}"
+    if p.is_dir():
+        if any((p / f"{n}_{CHECKPOINT_NAME}").is_file() for n in names):
+            return p / own if (p / own).is_file() else None
+        return p / own               # refused by the loader: no checkpoint in DIR
+    if p.name.startswith(own.removesuffix(".npz")):
+        return p
+    if any(p.name.startswith(f"{n}_checkpoint") for n in names):
+        return p.parent / own if (p.parent / own).is_file() else None
+    return p
+
+
+def raise_shared(err: BaseException | None, comm) -> None:
+    """Raise on every rank of ``comm`` the error of the first rank that had one (collective;
+    the ranks run different runs): a rank's own error is re-raised, the others get a copy
+    (message and attributes)."""
+    if comm.size == 1:
+        if err is not None:
+            raise err
+        return
+    shared = comm.allgather(None if err is None else (type(err), vars(err), err.args))
+    first = next((i for i, s in enumerate(shared) if s is not None), None)
+    if first is None:
+        return
+    if first == comm.rank:
+        raise err
+    cls, attrs, args = shared[first]
+    copy = cls.__new__(cls)
+    copy.__dict__.update(attrs)
+    copy.args = args
+    raise copy
