@@ -373,7 +373,7 @@ def test_mpi_equals_serial(tmp_path):
     serial J and gradient within the round-off model (forward and adjoint solves of both
     runs)."""
     code = ("import sys, json\n"
-            "from fxrod import checkpoint\n"
+            "from fxrod.runs import checkpoint\n"
             "from tests.test_capability_adjoint_restart import MPI_CASES, stepped, "
             "natural_curvature_adjoint\n"
             "for name, build in MPI_CASES.items():\n"
