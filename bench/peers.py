@@ -1,10 +1,9 @@
-"""fxrod side by side with PyElastica, Exudyn (issue 22) and MoorDyn (issue 35), in one run on
-this machine.
+"""fxrod side by side with PyElastica, Exudyn, MoorDyn and MuJoCo, in one run on this machine.
 
     python bench/peers.py [--runs 3] [--quick] [--skip-peers] [--only snake]
                           [--json bench/peers.json]
 
-Four comparisons, wall time of the stepping only (models built, kernels compiled and numba
+Five comparisons, wall time of the stepping only (models built, kernels compiled and numba
 functions jitted before the clock starts), ``--runs`` runs each (default 3):
 
 1. Ex. 6.2 cantilever (Kinon, Eugster & Betsch 2026), aluminium Kirchhoff rod hit by the
@@ -59,10 +58,22 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
    ``ratio``: the row's wall time over fxrod's. (No dynamic decay yet: fxrod's mooring demo
    is quasi-static; see bench/README.md.)
 
+5. Ex. 6.2 in MuJoCo (its ``mujoco`` package; the composite cable of MuJoCo 3 is the 1D flex
+   of MuJoCo 4): a discrete elastic rod (Bergou et al. 2008: bending and torsion at the
+   vertices, inextensible edges by equality constraints), clamped by a pinned ghost edge, the
+   masses lumped at the vertices (:func:`mujoco_rod`), the tip force on the tip vertex and the
+   tip moment split into a twist on the tip edge and a couple on its two vertices
+   (:func:`mujoco_end_load`), MuJoCo's implicit ``discrete`` integrator with its Newton
+   solver, in the runs of :data:`MUJOCO_RUNS`; its error falls about as 1/n with the edges (the
+   clamp and the vertex bending are first order; a static tip moment bends it by ``(1 + 1/n)``
+   times the beam's rotation). MuJoCo's best error is then the target of fxrod's coarse meshes
+   (:data:`FXROD_LADDER`, h 1e-3 s, default settings): the coarsest that reaches it, and the
+   ratio of the two wall times (``mujoco_match``).
+
 A peer that is not installed (``pip install .[peers]``) is skipped with a line that says so.
 ``ratio`` is the row's mean wall time over fxrod's (default path) in the same comparison.
-``--skip-peers`` measures fxrod's rows only. ``--only cantilever``, ``ancf``, ``snake`` or
-``mooring`` (alias ``moordyn``) runs one comparison and replaces only its rows in the
+``--skip-peers`` measures fxrod's rows only. ``--only cantilever``, ``ancf``, ``snake``,
+``mooring`` (alias ``moordyn``) or ``mujoco`` runs one comparison and replaces only its rows in the
 ``--json`` file. ``--quick``: one run, the cantilever to 0.02 s (errors then against the
 data up to 0.02 s), the ANCF reference from 600/1200 steps (a smoke test of the script, not a
 measurement).
@@ -89,7 +100,7 @@ from fxrod.solvers.settings import SolverSettings
 #: and 1 ms / 3334 ~ 3.0e-7 s, the stable steps of the module docstring.
 ELASTICA_STEPS_PER_MS = {100: 1667, 400: 3334}
 #: The comparisons (``--only``), each a list of rows in the JSON.
-COMPARISONS = ("cantilever", "ancf", "snake", "mooring")
+COMPARISONS = ("cantilever", "ancf", "snake", "mooring", "mujoco")
 #: Names ``--only`` also takes: the peer's for its comparison.
 ALIASES = {"moordyn": "mooring"}
 DATA = ("kinon2026/results/example_02_dynamic_cantilever", "ex02_cantilever_results.csv")
@@ -112,14 +123,14 @@ def max_distance(a: np.ndarray, b: np.ndarray) -> float:
 # ---------------------------------------------------------------- Ex. 6.2 cantilever
 def fxrod_cantilever(t_end: float, linear_solver: str = "auto",
                      jacobian_lag: int | None = None,
-                     persists: bool = False) -> tuple[float, np.ndarray]:
-    """fxrod, n_e 8, h 1e-3 (``linear_solver``: the default, i.e. the chain solver's
+                     persists: bool = False, n_e: int = 8) -> tuple[float, np.ndarray]:
+    """fxrod, ``n_e`` elements, h 1e-3 (``linear_solver``: the default, i.e. the chain solver's
     saddle-point variant, or ``"mumps"``; ``jacobian_lag``: the case's full Newton when
     None; ``persists``: the lag counted across steps): (wall time of the steps [s], tip
     every 1 ms [m])."""
     from fxrod.studies.cases import demo
 
-    prob = demo("cantilever_vibration").problem(8, h=1e-3, t_end=t_end)
+    prob = demo("cantilever_vibration").problem(n_e, h=1e-3, t_end=t_end)
     lag = {} if jacobian_lag is None else {"jacobian_lag": jacobian_lag}
     integ = prob.integrator(linear_solver=linear_solver, jacobian_persists=persists, **lag)
     nodes = prob.model.nodes
@@ -177,6 +188,78 @@ def elastica_cantilever(n_e: int, t_end: float) -> tuple[float, np.ndarray]:
         for _ in range(per_ms):
             t = stepper.step(sim, t, np.float64(dt))
         tips.append(rod.position_collection[:, -1].copy())
+    return time.perf_counter() - t0, np.array(tips)
+
+
+# ---------------------------------------------------------------- Ex. 6.2 in MuJoCo
+#: MuJoCo's runs of Ex. 6.2: (edges, time step [s]); finer rows were not more accurate.
+MUJOCO_RUNS = ((40, 1e-4), (80, 1e-4), (160, 5e-5), (160, 2.5e-5))
+#: fxrod's element counts (h 1e-3 s) tried, coarsest first, to reach MuJoCo's best error.
+FXROD_LADDER = (2, 3, 4, 6, 8)
+ALUMINIUM = dict(E=7.2e10, nu=0.35, rho=2850.0, r=2e-3, L=1.0)  # paper.cantilever_vibration_section
+
+
+def mujoco_rod(n: int, dt: float, damping: float = 0.0):
+    """Ex. 6.2's rod as MuJoCo's 1D flex (a discrete elastic rod: bending and torsion at the
+    vertices, the edges kept at length by equality constraints with a time constant of
+    2 ``dt``, its ``discrete`` implicit integrator and Newton solver) of ``n`` edges of
+    length L/n from x = 0 to L, clamped by pinning a ghost edge [-L/n, 0] (MuJoCo's
+    ``<pin id="0 1"/>``). Masses lumped at the vertices, rho A L/n, half at the tip; the edges'
+    polar inertia rho J L/n on their twist joints; ``damping``: the flex's Rayleigh
+    coefficient [s] (0 in the dynamic runs). Returns (model, data, the vertices' body ids
+    from x = 0 to the tip, the tip edge's twist dof, the edge length [m])."""
+    import mujoco
+
+    E, nu, rho, r, L = (ALUMINIUM[k] for k in ("E", "nu", "rho", "r", "L"))
+    ell, area = L / n, math.pi * r * r
+    xml = f"""<mujoco><option timestep="{dt}" gravity="0 0 0" integrator="discrete"
+     solver="Newton" tolerance="1e-12" iterations="200"/><worldbody>
+     <flexcomp name="rod" type="grid" dim="1" count="{n + 2} 1 1" spacing="{ell} 1 1"
+      pos="{(L - ell) / 2} 0 0" radius="{r}" mass="{rho * area * ell * (n + 2)}">
+     <pin id="0 1"/><edge equality="true" solref="{2 * dt} 1"/>
+     <elasticity young="{E}" shear="{E / (2 * (1 + nu))}" damping="{damping}"/>
+     <contact contype="0" conaffinity="0"/></flexcomp></worldbody></mujoco>"""
+    m = mujoco.MjModel.from_xml_string(xml)
+    verts = [m.body(f"rod_{i}").id for i in range(2, n + 2)]
+    m.body_mass[verts[-1]] = 0.5 * rho * area * ell        # the tip's half edge
+    d = mujoco.MjData(m)
+    mujoco.mj_setConst(m, d)                                # the mass matrix from body_mass
+    mujoco.mj_forward(m, d)
+    return m, d, verts, m.joint("rod_twist").dofadr[0], ell
+
+
+def mujoco_end_load(d, verts: list[int], twist_dof: int, ell: float,
+                    force: np.ndarray, moment: np.ndarray) -> None:
+    """Set a spatial force [N] and moment [N m] on the rod's tip: the force on the tip vertex,
+    the moment's part along the tip edge on its twist joint, the rest as a couple of forces
+    on the edge's two vertices."""
+    d.xfrc_applied[:] = 0.0
+    d.qfrc_applied[:] = 0.0
+    edge = d.xpos[verts[-1]] - d.xpos[verts[-2]]
+    t = edge / np.linalg.norm(edge)
+    twist = float(moment @ t)
+    couple = np.cross(moment - twist * t, t) / ell
+    d.xfrc_applied[verts[-1], :3] = force + couple
+    d.xfrc_applied[verts[-2], :3] = -couple
+    d.qfrc_applied[twist_dof] = twist
+
+
+def mujoco_cantilever(n: int, dt: float, t_end: float) -> tuple[float, np.ndarray]:
+    """MuJoCo, ``n`` edges, step ``dt``: (wall time of the steps [s], tip every 1 ms [m]);
+    the load of :func:`elastica_cantilever` set before every step."""
+    import mujoco
+
+    m, d, verts, twist_dof, ell = mujoco_rod(n, dt)
+    per_ms = round(1e-3 / dt)
+    tips = [d.xpos[verts[-1]].copy()]
+    t0 = time.perf_counter()
+    for _ in range(round(t_end / 1e-3)):
+        for _ in range(per_ms):
+            f = 0.5 * (1.0 - math.cos(40.0 * math.pi * d.time)) if d.time < 0.05 else 0.0
+            mujoco_end_load(d, verts, twist_dof, ell, f * np.array([0.0, 1.0, 1.0]),
+                            f * np.array([0.25, 0.0, 0.0]))
+            mujoco.mj_step(m, d)
+        tips.append(d.xpos[verts[-1]].copy())
     return time.perf_counter() - t0, np.array(tips)
 
 
@@ -562,7 +645,7 @@ def main(argv=None) -> dict:
     a.only = ALIASES.get(a.only, a.only)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
-    out: dict = {"cantilever": [], "ancf": [], "snake": [], "mooring": [], "skipped": []}
+    out: dict = {name: [] for name in COMPARISONS} | {"skipped": []}
     if a.only in (None, "cantilever"):
         _cantilever(out, a, runs, t_end)
     if a.only in (None, "ancf"):
@@ -571,6 +654,8 @@ def main(argv=None) -> dict:
         _snake(out, a, runs)
     if a.only in (None, "mooring"):
         _mooring(out, a, runs)
+    if a.only in (None, "mujoco"):
+        _mujoco(out, a, runs, t_end)
     _ratios(out)
     _print(out)
     out["t_end"] = t_end
@@ -582,8 +667,9 @@ def main(argv=None) -> dict:
             for other in COMPARISONS:
                 if other != a.only:
                     out[other] = old.get(other, [])
-            if a.only != "mooring" and "mooring_irvine" in old:
-                out["mooring_irvine"] = old["mooring_irvine"]
+            for key, owner in (("mooring_irvine", "mooring"), ("mujoco_match", "mujoco")):
+                if a.only != owner and key in old:
+                    out[key] = old[key]
             out["skipped"] = [x for x in old["skipped"] if _comparison_of(x) != a.only] \
                 + out["skipped"]
         with open(a.json, "w") as fh:
@@ -627,6 +713,37 @@ def _cantilever(out: dict, a, runs: int, t_end: float) -> None:
         out["skipped"].append("PyElastica not installed (pip install .[peers])")
 
 
+def _mujoco(out: dict, a, runs: int, t_end: float) -> None:
+    """The Ex. 6.2 rows of MuJoCo and of fxrod's coarse meshes, and ``out["mujoco_match"]``:
+    MuJoCo's best error and wall time, and the coarsest fxrod mesh at that error or below."""
+    if a.skip_peers or not _have("mujoco"):
+        out["skipped"].append("mujoco: " + ("--skip-peers" if a.skip_peers else
+                                            "MuJoCo not installed (pip install .[peers])"))
+        return
+    _, tip_data = cantilever_data(t_end)
+    mujoco_cantilever(4, 1e-3, 0.002)                       # load the library
+    for n, dt in MUJOCO_RUNS[:1] if a.quick else MUJOCO_RUNS:
+        out["mujoco"].append(_measure(f"MuJoCo 1D flex {n} edges, dt {dt:g}",
+                                      lambda n=n, dt=dt: mujoco_cantilever(n, dt, t_end),
+                                      runs, tip_data))
+    best = min(out["mujoco"], key=lambda r: r["max_tip_error_m"])
+    fxrod_cantilever(0.002, n_e=2)                          # compile the forms
+    lag = SolverSettings().jacobian_lag
+    match = None
+    for n_e in FXROD_LADDER:
+        row = _measure(f"fxrod n_e {n_e}, h 1e-3",
+                       lambda n_e=n_e: fxrod_cantilever(t_end, jacobian_lag=lag, n_e=n_e),
+                       runs, tip_data)
+        out["mujoco"].append(row)
+        if row["max_tip_error_m"] <= best["max_tip_error_m"]:
+            match = row
+            break
+    out["mujoco_match"] = {"mujoco": best["label"], "fxrod": match and match["label"],
+                           "mujoco_error_m": best["max_tip_error_m"],
+                           "fxrod_error_m": match and match["max_tip_error_m"],
+                           "ratio": match and best["mean_s"] / match["mean_s"]}
+
+
 def _ancf(out: dict, a, runs: int) -> None:
     """The ANCF release rows of ``out``."""
     ref = ancf_reference(600 if a.quick else 3000)
@@ -649,6 +766,8 @@ def _ratios(out: dict) -> None:
     """Each row's mean wall time over fxrod's (default path) in the same comparison."""
     for r in out["mooring"]:
         r["ratio"] = r["mean_s"] / out["mooring"][0]["mean_s"]
+    for r in out["mujoco"]:  # over the fxrod row at MuJoCo's best error
+        r["ratio"] = r["mean_s"] / out["mujoco"][-1]["mean_s"]
     for r in out["snake"]:
         r["ratio"] = r["mean_s"] / out["snake"][0]["mean_s"]
         r["speed_ratio"] = r["speed_m_s"] / out["snake"][0]["speed_m_s"]
@@ -665,10 +784,10 @@ def _ratios(out: dict) -> None:
 
 def _print(out: dict) -> None:
     """The table of ``out``."""
-    if out["cantilever"] or out["ancf"]:
+    if out["cantilever"] or out["ancf"] or out["mujoco"]:
         print(f"{'comparison':<40} {'wall [s] (runs)':<30} {'mean [s]':>9} "
               f"{'tip err [m]':>11} {'ratio':>8}")
-    for key in ("cantilever", "ancf"):
+    for key in ("cantilever", "ancf", "mujoco"):
         for r in out[key]:
             ws = ", ".join(f"{w:.3g}" for w in r["wall_s"])
             print(f"{r['label']:<40} {ws:<30} {r['mean_s']:>9.3g} {r['max_tip_error_m']:>11.2e} "

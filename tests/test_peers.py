@@ -45,3 +45,44 @@ def test_cantilever_data_and_distance():
     assert t.size == 301 and t[-1] == pytest.approx(0.3)
     assert np.allclose(tip[0], [1.0, 0.0, 0.0])
     assert peers.max_distance(tip, tip + [0.0, 3e-3, 4e-3]) == pytest.approx(5e-3)
+
+
+@pytest.mark.parametrize("load", ["tip force", "tip moment", "tip twist"])
+def test_mujoco_rod_statics_against_the_discrete_elastic_rod(load):
+    """bench/peers.py's MuJoCo rod (its 1D flex, a discrete elastic rod clamped by a ghost
+    edge) under a small static end load, settled by its Rayleigh damping, against the closed
+    forms of that discretisation with n edges of length l = L/n: the vertex rotations
+    ``phi_i = M_i l / EI`` at x_i = i l (i = 0..n-1) give a tip deflection
+    ``F L^3 / (3 EI) (1 + 1/n) (1 + 1/(2n))`` under a tip force and ``M L^2 / (2 EI) (1 + 1/n)``
+    under a tip moment, and the twist of the tip edge is the beam's ``M L / GJ`` exactly. This
+    checks the model's masses-free parts (stiffness, clamp, the load split of
+    ``mujoco_end_load``). The deflection is 4e-4 L, so the geometric nonlinearity is of order
+    (4e-4)^2 ~ 2e-7 of it; the tolerance is 1e-6."""
+    pytest.importorskip("mujoco")
+    import mujoco
+
+    peers = _peers()
+    a = peers.ALUMINIUM
+    E, L, r = a["E"], a["L"], a["r"]
+    EI = E * np.pi * r**4 / 4
+    GJ = E / (2 * (1 + a["nu"])) * np.pi * r**4 / 2
+    n, mag = 10, 1e-3
+    force = np.array([0.0, mag, 0.0]) if load == "tip force" else np.zeros(3)
+    moment = {"tip force": np.zeros(3), "tip moment": np.array([0.0, 0.0, mag]),
+              "tip twist": np.array([mag, 0.0, 0.0])}[load]
+    m, d, verts, twist_dof, ell = peers.mujoco_rod(n, 1e-3, damping=0.05)
+    # the lumped masses: the free vertices carry the rod's mass but the clamped half edge
+    assert sum(m.body_mass[v] for v in verts) == pytest.approx(
+        a["rho"] * np.pi * r * r * L * (1 - 1 / (2 * n)), rel=1e-12)
+    for _ in range(5000):
+        peers.mujoco_end_load(d, verts, twist_dof, ell, force, moment)
+        mujoco.mj_step(m, d)
+    assert np.max(np.abs(d.qvel)) < 1e-9                    # settled
+    if load == "tip twist":
+        got = d.qpos[m.joint("rod_twist").qposadr[0]]
+        expected = mag * L / GJ
+    else:
+        got = d.xpos[verts[-1]][1]
+        expected = (mag * L**3 / (3 * EI) * (1 + 1 / n) * (1 + 1 / (2 * n))
+                    if load == "tip force" else mag * L**2 / (2 * EI) * (1 + 1 / n))
+    assert got == pytest.approx(expected, rel=1e-6)
