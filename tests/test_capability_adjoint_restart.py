@@ -44,7 +44,13 @@ from fxrod.analysis.adjoint import (
 )
 from fxrod.core.forms.bodies import RigidBody
 from fxrod.core.forms.contact import Contact
-from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
+from fxrod.core.forms.drag import (
+    AddedMass,
+    AmbientDamping,
+    MorisonDrag,
+    RayleighDamping,
+    ResistiveForceDrag,
+)
 from fxrod.core.forms.springs import ElasticSupport
 from fxrod.core.forms.viscoelastic import GeneralizedMaxwell
 from fxrod.core.freebody import FreeBody
@@ -277,10 +283,11 @@ def free_body_model() -> RodModel:
 
 def drag_model() -> RodModel:
     """A cantilever in a fluid with the four laws together: resistive-force drag in an
-    unsteady flow, Morison drag and buoyancy in a current, ambient and Rayleigh damping."""
+    unsteady flow, Morison drag and buoyancy in a current with the added mass, ambient and
+    Rayleigh damping."""
     ext = [ResistiveForceDrag(0.3, 0.6, flow=lambda t: (0.0, 0.05 * np.sin(20.0 * t), 0.0)),
            MorisonDrag(1000.0, 0.02, 1.2, 0.3, current=(0.0, 0.0, 0.02)),
-           AmbientDamping(0.2, 2e-3), RayleighDamping(0.5, 1e-3)]
+           AddedMass(1000.0, 0.02, 1.0), AmbientDamping(0.2, 2e-3), RayleighDamping(0.5, 1e-3)]
     return RodModel(straight(), [tip_pulse()], [Clamp("0")], ext)
 
 

@@ -54,7 +54,7 @@ import numpy as np
 import pytest
 
 from fxrod.core.forms.bodies import RigidBody
-from fxrod.core.forms.drag import ResistiveForceDrag
+from fxrod.core.forms.drag import AddedMass, ResistiveForceDrag
 from fxrod.core.forms.rodcontact import RodContact
 from fxrod.core.joints import Rigid
 from fxrod.core.loads import EndLoad, Gravity
@@ -244,6 +244,17 @@ def cross_flow_cantilever(speed: float = 1.0, n_elements: int = 16, comm=None) -
     model = RodModel(rod, supports=[Clamp("0")], extensions=[ext], quasistatic=True,
                      comm=comm)
     return Problem(model, 0.5, 1.0, SolverSettings(atol=1e-12))
+
+
+def falling_rod_in_water(rho_f: float = 1000.0, comm=None) -> Problem:
+    """A free rod (1 m, radius 1 cm, 4 elements) along x falling from rest under gravity in
+    still water of density ``rho_f`` [kg/m^3] (its added mass, C_a = 1, no drag); ten steps
+    of 10 ms."""
+    rod = Rod(DRAG_SEC, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+              n_elements=4)
+    model = RodModel(rod, [Gravity((0.0, 0.0, -9.81))],
+                     extensions=[AddedMass(rho_f, 0.02, 1.0)], comm=comm)
+    return Problem(model, 0.01, 0.1, TIGHT)
 
 
 def rod_with_body(mass: float = 0.5, comm=None) -> Problem:
@@ -450,6 +461,19 @@ def test_sweep_cross_flow_drag(tmp_path):
                              [f"speed={speeds[0]!r},{speeds[1]!r}"], tmp_path)
     for u, s in zip(speeds, sums, strict=True):
         assert abs(s["tip_2"] / (DRAG_CN * u * compliance) - 1.0) <= 1e-7
+
+
+def test_sweep_added_mass_free_fall(tmp_path):
+    """added mass: the rod falling across its axis in water of two densities: the tip falls
+    ``a t^2/2`` with ``a = g rhoA/(rhoA + rho_f pi D^2/4)`` (uniform acceleration is exact in
+    the midpoint step: tests/test_drag.py), to Newton's atol over the ten steps (a velocity
+    error of ``sqrt(nodes) atol/(rhoA L)`` per step) and round-off."""
+    sums = sweep_and_singles(falling_rod_in_water, ["rho_f=500.0,1000.0"], tmp_path)
+    t, n = 0.1, 10
+    for rho_f, s in zip((500.0, 1000.0), sums, strict=True):
+        a = 9.81 * DRAG_SEC.rhoA / (DRAG_SEC.rhoA + rho_f * np.pi * 0.02 ** 2 / 4)
+        bound = n * TIGHT.atol * np.sqrt(9) / DRAG_SEC.rhoA * t + roundoff(a * t * t, n)
+        assert abs(s["tip_3"] + 0.5 * a * t * t) <= bound, s["tip_3"] + 0.5 * a * t * t
 
 
 def test_sweep_rigid_body_momentum(tmp_path):

@@ -33,7 +33,13 @@ import time
 import numpy as np
 import pytest
 
-from fxrod.core.forms.drag import AmbientDamping, MorisonDrag, RayleighDamping, ResistiveForceDrag
+from fxrod.core.forms.drag import (
+    AddedMass,
+    AmbientDamping,
+    MorisonDrag,
+    RayleighDamping,
+    ResistiveForceDrag,
+)
 from fxrod.core.loads import EndLoad, Gravity, smooth_impulse
 from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
@@ -243,6 +249,10 @@ CASES = {
                                     current=lambda t: (0.1, 0.05 * np.cos(15 * t), 0.0))],
     "ambient": lambda: [AmbientDamping(0.2, 2e-3)],
     "rayleigh": lambda: [RayleighDamping(0.3)],             # alpha part (no field)
+    # the added mass is booked as kinetic energy: its discrete gradient closes the balance
+    "added mass": lambda: [MorisonDrag(1000.0, 0.02, 1.2, 0.3,
+                                       current=lambda t: (0.1, 0.05 * np.cos(15 * t), 0.0)),
+                           AddedMass(1000.0, 0.02, 1.0)],
 }
 
 
@@ -285,6 +295,86 @@ def test_cantilever_balance_closes_and_dissipation_is_nonnegative(case):
     assert np.all(np.array(D) >= 0.0)
     tot = model.ledger.totals
     assert tot["dissipated"] > 1e-2 * (abs(tot["external_work"]) + abs(tot["port_work"]))
+
+
+# ------------------------------------------------------------------ added mass
+@pytest.mark.parametrize("direction", ["across", "along"])
+def test_added_mass_free_fall_across_and_along_the_rod(direction):
+    """A free straight rod in still water falls under its weight, across its axis or along
+    it, from rest: with the added mass ``m_a`` (AddedMass, C_a = 1, m_a = rhoA/2 here) the
+    acceleration across the axis is ``rhoA g/(rhoA + m_a)`` (the fluid's inertia), along it
+    ``g`` (none). Uniform acceleration is an exact solution of the midpoint step (no strain,
+    d3 constant, the configuration force zero for v across d3): the centre falls
+    ``a t^2/2`` and the momentum, the rod's and the fluid's impulse ``m_a P(d3) v``, is the
+    weight's impulse ``rhoA L g t``, both to the Newton bound and round-off."""
+    added = AddedMass(1000.0, 0.02, 1.0)
+    g = np.array([0.0, 0.0, -G]) if direction == "across" else np.array([-G, 0.0, 0.0])
+    model = RodModel(straight_rod((1.0, 0.0, 0.0), N_EL), [Gravity(tuple(g))], [],
+                     extensions=[added])
+    h, steps = 0.01, 10
+    sim = Simulation(Integrator(model, h, SETTINGS))
+    sim.run(steps * h)
+    t = np.array(sim.column("t"))
+    com = np.column_stack([sim.column(f"com_{i}") for i in (1, 2, 3)])
+    p = np.column_stack([sim.column(f"p_{i}") for i in (1, 2, 3)])
+    m_a = added.mass
+    assert m_a == pytest.approx(SEC.rhoA / 2, rel=1e-12)    # across: 2/3 of g
+    a = g * (SEC.rhoA / (SEC.rhoA + m_a) if direction == "across" else 1.0)
+    v_bound = _newton_velocity(steps) + roundoff(G * t[-1], steps + 1)
+    assert np.all(np.abs(com - com[0] - 0.5 * np.outer(t**2, a)) <= v_bound * t[-1])
+    assert np.all(np.abs(p - np.outer(t, SEC.rhoA * LENGTH * g))
+                  <= (SEC.rhoA + m_a) * LENGTH * v_bound)
+
+
+def test_added_mass_lowers_the_bending_frequencies_by_the_mass_ratio():
+    """A cantilever's natural frequencies in still water (AddedMass) against the dry ones,
+    for an Euler-Bernoulli section (no rotary inertia, which the fluid would not add to):
+    every bending mode's kinetic energy is the centreline's translation across the axis,
+    so ``omega_wet = omega_dry sqrt(rhoA/(rhoA + m_a))`` exactly, in the modal analysis and
+    in the linear PH export (the same mass form), to the eigen-solver's tolerance
+    ``EIG_TOL`` (a relative bound on each eigenvalue). The six lowest modes are bending
+    ones (two planes), the axial modes along d3 far above."""
+    import dataclasses
+
+    from fxrod.analysis.modes import EIG_TOL, modes
+    from fxrod.analysis.phmodel import Input, linear_ph
+    from tests.test_capability_linearised import ph_frequencies
+
+    sec = dataclasses.replace(Section.circular(radius=0.005, E=2e9, rho=1000.0, nu=0.3),
+                              M11=0.0, M22=0.0)
+    added = AddedMass(1000.0, 0.01, 1.0)
+
+    def model(extensions, quasistatic=False):
+        rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
+                  n_elements=8)
+        return RodModel(rod, supports=[Clamp("0")], extensions=extensions,
+                        quasistatic=quasistatic)
+
+    expected = np.sqrt(sec.rhoA / (sec.rhoA + added.mass))
+    dry, wet = (np.asarray(modes(model(e), 6).omega) for e in ([], [added]))
+    assert np.all(np.abs(wet / dry / expected - 1.0) <= EIG_TOL), wet / dry / expected - 1.0
+    tip = [Input("F_z", "force", "L", (0.0, 0.0, 1.0))]
+    ph = ph_frequencies(linear_ph(model([added], quasistatic=True), tip), 6)
+    assert np.all(np.abs(ph / wet - 1.0) <= EIG_TOL), ph / wet - 1.0
+
+
+def test_added_mass_leaves_the_buckling_path_alone():
+    """The added mass has no static part: the arc-length continuation of an Euler column
+    (EI = L = 1, Kirchhoff rod, 16 elements) with an AddedMass in the model finds the
+    bifurcation at Euler's load ``pi^2/4`` to the same bound as without it (the claim
+    ``cont-euler`` of tests/test_continuation.py)."""
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+    from tests.test_continuation import COLUMN
+
+    rod = Rod(COLUMN, (0, 0, 0), (0, 0, 1.0), (1, 0, 0), 16, constraints=("kirchhoff",))
+    load = EndLoad("L", force=lambda lam: (0.0, 0.0, -lam))
+    model = RodModel(rod, [load], [Clamp("0")], extensions=[AddedMass(1000.0, 0.02, 1.0)],
+                     quasistatic=True)
+    cont = Continuation(model, ArcLengthSettings(ds=0.3, ds_max=0.3, psi=1.0))
+    cont.run(20, stop=lambda p: bool(cont.critical))
+    (bif,) = cont.critical
+    assert bif.event == "bifurcation"
+    assert abs(bif.lam / (np.pi ** 2 / 4.0) - 1.0) <= 1.5e-6
 
 
 # ------------------------------------------------------------------ Rayleigh damping
@@ -396,7 +486,7 @@ def test_rayleigh_stiffness_part_balance_in_large_motion():
 
 
 # ------------------------------------------------------------------ statics
-@pytest.mark.parametrize("law", ["rft", "morison"])
+@pytest.mark.parametrize("law", ["rft", "morison", "morison and added mass"])
 def test_statics_cantilever_in_cross_flow(law):
     """Quasi-static cantilever in a uniform cross-flow u (no velocity in statics: the drag of
     the flow alone, a uniform load ``q = c_n u`` (RFT) or ``q = rho_f D C_dn u^2/2``
@@ -405,7 +495,8 @@ def test_statics_cantilever_in_cross_flow(law):
     nonlinearity (the load follows the rotated tangent) is of relative order
     ``(w/L)^2 ~ 1e-8`` (measured -9.4e-9 RFT, -1.9e-8 Morison, with the P2/DG1
     discretisation's error at n_e = 16). Asserted to 1e-7 relative; a flipped drag bends
-    the rod upstream (relative error 2)."""
+    the rod upstream (relative error 2). An added mass (AddedMass) has no static part and
+    changes nothing."""
     L, n_e = 1.0, 16
     sec = Section.circular(radius=0.01, E=1e9, rho=1000.0, nu=0.3)
     rod = Rod(sec, start=(0.0, 0.0, 0.0), end=(L, 0.0, 0.0), d1=(0.0, 1.0, 0.0),
@@ -422,7 +513,8 @@ def test_statics_cantilever_in_cross_flow(law):
         u = np.sqrt(q / (0.5 * rho_f * D * C_dn))
         ext = MorisonDrag(rho_f, D, C_dn, C_dt=0.5, buoyancy=False,
                           current=lambda t: (0.0, np.sqrt(t) * u, 0.0))
-    model = RodModel(rod, supports=[Clamp("0")], extensions=[ext], quasistatic=True)
+    exts = [ext, AddedMass(1000.0, 0.02, 1.0)] if law == "morison and added mass" else [ext]
+    model = RodModel(rod, supports=[Clamp("0")], extensions=exts, quasistatic=True)
     sim = Simulation(Integrator(model, 0.5, SolverSettings(atol=1e-12)))
     sim.run(1.0)
     tip = sim.column("tip_2")[-1]
@@ -446,6 +538,9 @@ def test_statics_cantilever_in_cross_flow(law):
     (lambda: MorisonDrag(1000.0, 0.02, 1.2, current=(0.0, 1.0)), "current"),
     (lambda: MorisonDrag(1000.0, 0.02, 1.2, g=(0.0, 0.0, 0.0, -9.81)), "g"),
     (lambda: MorisonDrag(1000.0, 0.02, 1.2, C_a=1.0), "C_a"),
+    (lambda: AddedMass(-1000.0, 0.02), "rho_f"),
+    (lambda: AddedMass(1000.0, -0.02), "diameter"),
+    (lambda: AddedMass(1000.0, 0.02, C_a=float("inf")), "C_a"),
     (lambda: MorisonDrag(1000.0, 0.02, 1.2, v_reg=0.0), "v_reg"),
     (lambda: RayleighDamping(-0.1), "alpha"),
     (lambda: RayleighDamping(0.1, float("inf")), "beta"),
@@ -518,13 +613,14 @@ def test_linearised_analyses_and_continuation_refuse_drag_in_one_line():
 def test_adjoint_gradient_through_drag():
     """The discrete adjoint differentiates the drag's UFL terms: Taylor remainders of the
     gradient of a tip objective with respect to the flow's end force history fall with
-    order 2 on a cantilever in a cross-flow (RFT) and with ambient damping."""
+    order 2 on a cantilever in a cross-flow (RFT), with ambient damping and an added mass."""
     from fxrod.analysis.adjoint import Adjoint, InputHistory, TipTracking, taylor_remainders
 
     h, steps = 0.01, 5
     model = RodModel(straight_rod((1.0, 0.0, 0.0), N_EL), [EndLoad("L", force=(0.0, 0.0, -0.5))],
                      [Clamp("0")], [ResistiveForceDrag(0.5, 1.0, flow=(0.0, 0.2, 0.0)),
-                                    AmbientDamping(0.1, name="ambient")])
+                                    AmbientDamping(0.1, name="ambient"),
+                                    AddedMass(1000.0, 0.02, 1.0)])
     knots = (np.arange(steps) + 0.5) * h
     history = InputHistory("tip force", model.loads[0], knots)
     adj = Adjoint(Integrator(model, h, SETTINGS), steps * h,
