@@ -75,7 +75,7 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.core.obstacles": (3, "rigid obstacles for contact: signed distances in UFL"),
     "fxrod.core.forms": (4, "the terms of the midpoint step (42), one module per physics: "
                             "elastic, viscoelastic, actuation, springs, bodies, contact, "
-                            "rod-rod contact, drag and damping"),
+                            "bodies' contact, rod-rod contact, drag and damping"),
     "fxrod.ancf": (4, "companion: the planar gradient-deficient ANCF beam and its steppers"),
     "fxrod.hamel": (4, "companion: the Hamel field variational integrator on SE(3)"),
     "fxrod.core.diagnostics": (5, "nodal read-outs (`Nodes`) and the strain consistency"),

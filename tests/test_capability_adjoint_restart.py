@@ -281,6 +281,19 @@ def free_body_model() -> RodModel:
     return RodModel(st, [tip_pulse(), Gravity((0.0, 0.0, -9.81))], [Clamp("0")])
 
 
+def body_contact_model() -> RodModel:
+    """A ball (a free body with a contact sphere) thrown spinning onto the ground: penalty
+    contact with Coulomb friction and normal damping (fxrod.core.forms.bodycontact)."""
+    from fxrod.core.forms.bodycontact import BodyContact
+    from fxrod.core.obstacles import HalfSpace
+
+    ball = FreeBody.sphere(0.1, 1000.0, (0.0, 0.0, 0.1), contact=True,
+                           velocity=(0.5, 0.1, -0.2), angular_velocity=(0.0, -3.0, 1.0))
+    contact = BodyContact(HalfSpace(), 1e5, friction=0.3, damping=100.0)
+    return RodModel(Structure([], bodies=[ball]), [Gravity((0.0, 0.0, -9.81))],
+                    extensions=[contact])
+
+
 def drag_model() -> RodModel:
     """A cantilever in a fluid with the four laws together: resistive-force drag in an
     unsteady flow, Morison drag and buoyancy in a current with the added mass, ambient and
@@ -310,7 +323,7 @@ def assert_same_state(model: RodModel, w_ref: np.ndarray, v_ref: np.ndarray, ste
 
 RESTART = {"ring": ring_model, "varying-section": tapered_model, "rigid-body": body_model,
            "drag-and-damping": drag_model, "box-section": box_model,
-           "free-body": free_body_model}
+           "free-body": free_body_model, "body-contact": body_contact_model}
 RESTART_STEPS, RESTART_EVERY = 12, 3                    # steps of H, checkpoint interval
 
 

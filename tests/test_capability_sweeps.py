@@ -509,6 +509,38 @@ def test_sweep_free_body_momentum(tmp_path):
     assert moved[0] > moved[1] > 0.0
 
 
+def ball_on_ground(friction: float = 0.2, comm=None) -> Problem:
+    """A ball (radius 0.1 m, 1000 kg/m^3: a free body with a contact sphere) laid on the
+    ground and launched along e1 at 0.5 m/s without spin: penalty contact (k = 1e6 N/m,
+    critically damped), Coulomb friction ``friction`` [-] (eps = 1e-3 m/s); 150 steps of
+    1 ms."""
+    from fxrod.core.forms.bodycontact import BodyContact
+    from fxrod.core.freebody import FreeBody
+    from fxrod.core.obstacles import HalfSpace
+
+    ball = FreeBody.sphere(0.1, 1000.0, (0.0, 0.0, 0.1), contact=True, velocity=(0.5, 0, 0))
+    contact = BodyContact(HalfSpace(), 1e6, friction=friction, v_reg=1e-3,
+                          damping=2.0 * np.sqrt(1e6 * ball.mass))
+    model = RodModel(Structure([], bodies=[ball]), [Gravity((0.0, 0.0, -9.81))],
+                     extensions=[contact], comm=comm)
+    return Problem(model, 1e-3, 0.15, TIGHT)
+
+
+def test_sweep_body_contact_rolls_at_five_sevenths(tmp_path):
+    """free bodies in contact: the ball of :func:`ball_on_ground` swept over mu = 0.2 and
+    0.4: each point equals its single run; each slides, then rolls at ``5/7 v0`` whatever
+    mu (the angular momentum about the contact line), within the contact point's depth
+    below the ground ``2 delta/R`` (``delta = m g/k``: the friction's moment about that
+    line) and the ringing of the midpoint rule's nodal velocity after the friction stops,
+    ``mu g h/2``; the slides differ."""
+    sums = sweep_and_singles(ball_on_ground, ["friction=0.2,0.4"], tmp_path)
+    m, v0, g, h = 4.0 / 3.0 * np.pi * 1e-3 * 1000.0, 0.5, 9.81, 1e-3
+    for mu, s in zip((0.2, 0.4), sums, strict=True):
+        tol = 2.0 * m * g / (1e6 * 0.1) + mu * g * h / 2.0 / (5.0 / 7.0 * v0)
+        assert abs(s["p_1"] / (m * 5.0 / 7.0 * v0) - 1.0) <= tol, (mu, s["p_1"])
+    assert sums[0]["body_1"] - sums[1]["body_1"] > 1e-3
+
+
 def creeping_cantilever(tau: float = 0.1, force: float = 1e-2, h: float = 0.02,
                         t_end: float = 0.4, comm=None) -> Problem:
     """A quasi-static Kelvin-Voigt steel cantilever (1 m, radius 1 cm, 8 elements,

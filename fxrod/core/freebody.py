@@ -29,9 +29,16 @@ the backends that take joints (MUMPS LU and LDL^T) take bodies; the chain solver
 them (:mod:`fxrod.solvers.backends`, flag ``joints``). Being rod nodes, they are
 checkpointed and restarted like any rod's; :class:`fxrod.runs.probes.BodyProbe` (a default
 probe of a model with bodies) records each body's centre, velocity and angular momentum.
+
+*Contact.* A body touches obstacles through its shapes (:class:`ContactSphere`,
+:class:`ContactCapsule`), spheres fixed in the body, by
+:class:`fxrod.core.forms.bodycontact.BodyContact`: terms at the body's node, in plain UFL,
+so the backends that take the bodies take their contact.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +48,62 @@ from fxrod.errors import ParameterError, check_positive, check_vector
 #: The carrier's section: massless; its stiffnesses are arbitrary (its stresses stay 0).
 CARRIER_SECTION = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.0,
                           k_b1=1.0, k_b2=1.0, k_t=1.0)
+
+
+@dataclass(frozen=True)
+class ContactSphere:
+    """A sphere of the body that touches obstacles (:class:`fxrod.core.forms.bodycontact.
+    BodyContact`).
+
+    Parameters
+    ----------
+    radius : float
+        Radius [m], > 0.
+    offset : sequence of 3 floats
+        Its centre in the body's directors, from the centre of mass [m] (default the centre).
+    """
+
+    radius: float
+    offset: tuple = (0.0, 0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", check_positive("radius", self.radius))
+        object.__setattr__(self, "offset", tuple(check_vector("offset", self.offset, 3)))
+
+    def spheres(self) -> list[tuple[np.ndarray, float]]:
+        """The contact spheres ``(offset [m] in the body's directors, radius [m])``."""
+        return [(np.asarray(self.offset), self.radius)]
+
+
+@dataclass(frozen=True)
+class ContactCapsule:
+    """A capsule of the body along its director d3 (a segment of length ``length`` about
+    the centre of mass swept by a sphere of radius ``radius``) that touches a plane
+    (:class:`fxrod.core.obstacles.HalfSpace`): the signed distance of a half-space is affine
+    along the segment, so the two end spheres are where the capsule touches it (exact).
+
+    Parameters
+    ----------
+    radius : float
+        Radius [m], > 0.
+    length : float
+        Length of the segment between the centres of the end caps [m], > 0.
+    """
+
+    radius: float
+    length: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", check_positive("radius", self.radius))
+        object.__setattr__(self, "length", check_positive("length", self.length))
+
+    def spheres(self) -> list[tuple[np.ndarray, float]]:
+        """The end spheres ``(offset [m] in the body's directors, radius [m])``."""
+        return [(np.array([0.0, 0.0, s * 0.5 * self.length]), self.radius) for s in (-1, 1)]
+
+
+#: The contact shapes a free body may carry.
+SHAPES = (ContactSphere, ContactCapsule)
 
 
 def _frame(directors) -> np.ndarray:
@@ -83,10 +146,14 @@ class FreeBody:
         ``centre + r d3`` with ``r = sqrt(tr J / m)``.
     name : str, optional
         Name of the body's inertia in the model (default ``"free_body_<i>"``).
+    shapes : sequence of ContactSphere or ContactCapsule
+        Where the body touches obstacles (a model with such a body needs a
+        :class:`fxrod.core.forms.bodycontact.BodyContact`). Default none.
     """
 
     def __init__(self, mass: float, inertia, centre, directors=None, velocity=(0, 0, 0),
-                 angular_velocity=(0, 0, 0), anchor=None, name: str | None = None) -> None:
+                 angular_velocity=(0, 0, 0), anchor=None, name: str | None = None,
+                 shapes=()) -> None:
         self.mass = check_positive("mass", mass)
         self.centre = check_vector("centre", centre, 3)
         self.R = _frame(directors)
@@ -116,13 +183,21 @@ class FreeBody:
         if not np.linalg.norm(self.anchor - self.centre) > 0.0:
             raise ParameterError("anchor", tuple(self.anchor), "a point other than the centre")
         self.name = name
+        self.shapes = tuple(shapes) if isinstance(shapes, list | tuple) else (shapes,)
+        for sh in self.shapes:
+            if not isinstance(sh, SHAPES):
+                raise ParameterError("shapes", sh, "ContactSphere or ContactCapsule objects")
 
     # ------------------------------------------------------------ primitives
     @classmethod
-    def sphere(cls, radius: float, density: float, centre, **kw) -> FreeBody:
-        """A solid sphere: ``m = 4/3 pi r^3 rho``, ``J = 2/5 m r^2``."""
+    def sphere(cls, radius: float, density: float, centre, contact: bool = False, **kw
+               ) -> FreeBody:
+        """A solid sphere: ``m = 4/3 pi r^3 rho``, ``J = 2/5 m r^2``; with ``contact`` its
+        surface touches obstacles (``shapes=[ContactSphere(radius)]``)."""
         r, rho = check_positive("radius", radius), check_positive("density", density)
         m = 4.0 / 3.0 * np.pi * r**3 * rho
+        if contact:
+            kw["shapes"] = (*kw.get("shapes", ()), ContactSphere(r))
         return cls(m, np.full(3, 0.4 * m * r**2), centre, **kw)
 
     @classmethod
@@ -156,9 +231,16 @@ class FreeBody:
                        ) -> np.ndarray:
         """Velocities ``(n, 12)`` of carrier nodes at ``phi (n, 3)`` with directors
         ``d (n, 9)`` in the rigid motion of the initial velocities about ``centre``."""
-        om = self.angular_velocity
-        v = np.empty((phi.shape[0], 12))
-        v[:, 0:3] = self.velocity + np.cross(om, phi - centre)
-        for k in range(3):
-            v[:, 3 + 3 * k:6 + 3 * k] = np.cross(om, d[:, 3 * k:3 * k + 3])
-        return v
+        return rigid_velocity(phi, d, centre, self.velocity, self.angular_velocity)
+
+
+def rigid_velocity(phi: np.ndarray, d: np.ndarray, centre: np.ndarray, velocity: np.ndarray,
+                   omega: np.ndarray) -> np.ndarray:
+    """Velocities ``(n, 12)`` of nodes at ``phi (n, 3)`` with directors ``d (n, 9)`` in the
+    rigid motion of velocity ``velocity`` [m/s] at ``centre`` [m] and spatial angular
+    velocity ``omega`` [rad/s]: ``(v + omega x (phi - c), omega x d_k)``."""
+    v = np.empty((phi.shape[0], 12))
+    v[:, 0:3] = velocity + np.cross(omega, phi - centre)
+    for k in range(3):
+        v[:, 3 + 3 * k:6 + 3 * k] = np.cross(omega, d[:, 3 * k:3 * k + 3])
+    return v

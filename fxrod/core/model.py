@@ -29,6 +29,7 @@ from fxrod.core.diagnostics import Nodes
 from fxrod.core.forms import elastic
 from fxrod.core.forms.base import Context, Extension, Fields
 from fxrod.core.forms.bodies import RigidBody
+from fxrod.core.freebody import rigid_velocity
 from fxrod.core.joints import Rigid
 from fxrod.core.kinematics import strains
 from fxrod.core.ledger import EnergyLedger, Functional
@@ -78,7 +79,7 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     if len(set(names)) != len(names):
         raise ParameterError("extension names", names, "unique within a model")
     if isinstance(rod, Structure) and rod.bodies:
-        _check_free_bodies(loads, extensions, quasistatic)
+        _check_free_bodies(rod.bodies, loads, extensions, quasistatic)
     bodies = [ext.name for ext in extensions if isinstance(ext, RigidBody)]
     if bodies and any(isinstance(ld, Gravity) for ld in loads):
         raise ParameterError("loads", f"Gravity with the rigid bodies {bodies}",
@@ -94,10 +95,12 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     return evaluation
 
 
-def _check_free_bodies(loads, extensions, quasistatic: bool) -> None:
+def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
     """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics, end loads and
-    gravity, rigid bodies and elastic supports at nodes; nothing distributed along the rods
-    (it would act on the bodies' carriers)."""
+    gravity, rigid bodies and elastic supports at nodes, the bodies' contact with obstacles;
+    nothing distributed along the rods (it would act on the bodies' carriers). Bodies with
+    contact shapes need a :class:`fxrod.core.forms.bodycontact.BodyContact`."""
+    from fxrod.core.forms.bodycontact import BodyContact
     from fxrod.core.forms.springs import ElasticSupport
 
     if quasistatic:
@@ -108,9 +111,14 @@ def _check_free_bodies(loads, extensions, quasistatic: bool) -> None:
             raise ParameterError("loads", type(ld).__name__, "EndLoad or Gravity with free "
                                  "bodies (a distributed load would act on their carriers)")
     for ext in extensions:
-        if not isinstance(ext, RigidBody | ElasticSupport):
-            raise ParameterError("extensions", ext.name, "RigidBody or ElasticSupport with "
-                                 "free bodies (others would act on their carriers)")
+        if not isinstance(ext, RigidBody | ElasticSupport | BodyContact):
+            raise ParameterError("extensions", ext.name, "RigidBody, ElasticSupport or "
+                                 "BodyContact with free bodies (others would act on their "
+                                 "carriers)")
+    shaped = [i for i, b in enumerate(bodies) if b.shapes]
+    if shaped and not any(isinstance(ext, BodyContact) for ext in extensions):
+        raise ParameterError(f"shapes of the free bodies {shaped}", "no obstacle contact",
+                             "a model with a BodyContact (fxrod.core.forms.bodycontact)")
 
 
 def refuse_free_bodies(model, analysis: str) -> None:
@@ -688,6 +696,25 @@ class RodModel:
             on = (s > x0 - 1e-9 * max(1.0, xL)) & (s < xL + 1e-9 * max(1.0, xL))
             v[on] = b.nodal_velocity(q[on, :3], q[on, 3:], b.centre)
         return v
+
+    def set_body_velocity(self, i: int, velocity=(0.0, 0.0, 0.0),
+                          angular_velocity=(0.0, 0.0, 0.0)) -> None:
+        """Set the velocity at t_n of free body ``i`` (a kick, e.g. after it settled): its
+        centre's velocity [m/s] and its spatial angular velocity [rad/s]; the velocities
+        of nodes joined to it follow by the joints."""
+        st = self.structure
+        k = st.body_rod(i)
+        v_c = check_vector("velocity", velocity, 3)
+        om = check_vector("angular_velocity", angular_velocity, 3)
+        x0, xL = st.coordinate(k, "0"), st.coordinate(k, "L")
+        s = self.space.Q.tabulate_dof_coordinates()[:, 0]
+        q = self.q_nodal_local()
+        on = (s > x0 - 1e-9 * max(1.0, xL)) & (s < xL + 1e-9 * max(1.0, xL))
+        centre = q[int(np.argmin(np.abs(s - x0)))][:3]
+        v = self.v0.x.array.reshape(-1, 12).copy()
+        v[on] = rigid_velocity(q[on, :3], q[on, 3:], centre, v_c, om)
+        self.v0.x.array[:] = self.enforce_joints(v.reshape(-1))
+        self.ledger.invalidate()
 
     def initial_stress(self) -> np.ndarray:
         """DG1 stresses ``K Pi_DG1(eps(q_ref) - eps0)`` of a rod with natural curvature."""

@@ -104,6 +104,29 @@ QUADRATURES = ("gauss", "nodal")
 FRICTION_LAWS = ("elliptic", "componentwise")
 
 
+def penalty(k, sdf, y0, y1, g0, g1, endpoint: bool, small: float):
+    """The penalty's pressure ``-V'_bar`` and the gradient of the gap (UFL) of a point that
+    moves from ``y0`` to ``y1`` (gaps ``g0``, ``g1``) past the signed distance ``sdf``,
+    ``V(g) = k/2 <-g>^2``: the discrete gradient of the module notes (``small`` [m] the
+    step below which its correction is left out), or the exact gradient at ``y1`` with the
+    end-point evaluation (``endpoint``)."""
+    if endpoint:                          # end-point evaluation (statics): exact gradient
+        y = ufl.variable(y1)
+        return -k * ufl.min_value(g1, 0.0), ufl.diff(sdf(y), y)
+    dy = y1 - y0                          # discrete gradient (Gonzalez)
+    ym = ufl.variable(0.5 * (y0 + y1))
+    gm = ufl.diff(sdf(ym), ym)
+    dy2 = ufl.dot(dy, dy)
+    corr = (g1 - g0 - ufl.dot(gm, dy)) / ufl.conditional(ufl.gt(dy2, 0.0), dy2, 1.0)
+    grad = gm + ufl.conditional(ufl.gt(dy2, small**2), corr, 0.0) * dy
+    m0, m1 = ufl.min_value(g0, 0.0), ufl.min_value(g1, 0.0)
+    dg = g1 - g0
+    rho = ufl.conditional(ufl.ne(dg, 0.0),
+                          (m1 - m0) / ufl.conditional(ufl.ne(dg, 0.0), dg, 1.0),
+                          ufl.conditional(ufl.lt(g0, 0.0), 1.0, 0.0))
+    return -0.5 * k * (m0 + m1) * rho, grad
+
+
 class Contact(Extension):
     """Penalty contact with a rigid obstacle, with optional regularised Coulomb friction.
 
@@ -264,23 +287,8 @@ class Contact(Extension):
         y0, y1 = phi0 - self._u0, phi1 - self._u1
         g0, g1 = sdf(y0) - r, sdf(y1) - r
         dy = y1 - y0
-        if float(ctx.theta.value) == 1.0:    # end-point evaluation (statics): exact gradient
-            y = ufl.variable(y1)
-            grad = ufl.diff(sdf(y), y)
-            pressure = -self._k * ufl.min_value(g1, 0.0)
-        else:                                 # discrete gradient (Gonzalez)
-            ym = ufl.variable(0.5 * (y0 + y1))
-            gm = ufl.diff(sdf(ym), ym)
-            dy2 = ufl.dot(dy, dy)
-            corr = (g1 - g0 - ufl.dot(gm, dy)) / ufl.conditional(ufl.gt(dy2, 0.0), dy2, 1.0)
-            small = (1e-9 * self.length) ** 2
-            grad = gm + ufl.conditional(ufl.gt(dy2, small), corr, 0.0) * dy
-            m0, m1 = ufl.min_value(g0, 0.0), ufl.min_value(g1, 0.0)
-            dg = g1 - g0
-            rho = ufl.conditional(ufl.ne(dg, 0.0),
-                                  (m1 - m0) / ufl.conditional(ufl.ne(dg, 0.0), dg, 1.0),
-                                  ufl.conditional(ufl.lt(g0, 0.0), 1.0, 0.0))
-            pressure = -0.5 * self._k * (m0 + m1) * rho
+        pressure, grad = penalty(self._k, sdf, y0, y1, g0, g1,
+                                 float(ctx.theta.value) == 1.0, 1e-9 * self.length)
         self.f_n = pressure * grad                       # normal line load [N/m]
         n = grad / safe_norm(grad)
         v = dy / ctx.h
