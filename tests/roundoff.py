@@ -96,15 +96,18 @@ def newton_bound(settings: SolverSettings, dual, steps=1):
     return steps * settings.atol * dual
 
 
-def effort_norm(model, w_prev: np.ndarray, h: float, step_fields: tuple[str, ...] = ()) -> float:
+def effort_norm(model, w_prev: np.ndarray, h: float, step_fields: tuple[str, ...] = (),
+                stress_rate: float = 0.0) -> float:
     """``|e|_2`` of the efforts of the step from the state ``w_prev`` to the model's current
     state ``model.w0`` (after :meth:`fxrod.runs.integrators.Integrator.step`): the midpoint
     velocity ``(q_{n+1} - q_n)/h`` in the configuration rows, the midpoint stress in the
     compliance rows and ``-lambda`` in the constraint rows. Testing the residual with them
     gives the energy balance of the step (fxrod.core.forms.elastic). An extension's field
-    whose rows the balance tests with the field's own end-of-step value (a step unknown such
-    as Rayleigh damping's viscous stress ``sigma_v``) is named in ``step_fields``; a model
-    with any other extension field is refused.
+    whose rows the balance tests with the field's own end-of-step value (a step unknown) is
+    named in ``step_fields``; a model with any other extension field is refused.
+    ``stress_rate``: a coefficient ``b`` [s] whose stress rate ``b (sigma_{n+1} - sigma_n)/h``
+    the balance also tests the compliance rows with (Rayleigh damping's viscous stress,
+    ``b = beta``: an upper bound where some strains have no compliance).
     """
     extra = tuple(model.field_names[3:])
     assert tuple(model.field_names[:3]) == ("q", "sigma", "lambda"), model.field_names
@@ -112,9 +115,9 @@ def effort_norm(model, w_prev: np.ndarray, h: float, step_fields: tuple[str, ...
     w = model.w0.x.array
     q, s, lam = (model.field_dofs(name) for name in ("q", "sigma", "lambda"))
     own = sum(float(np.sum(w[model.field_dofs(f)] ** 2)) for f in extra)
+    stress = 0.5 * (w[s] + w_prev[s]) + stress_rate * (w[s] - w_prev[s]) / h
     return float(np.sqrt(np.sum(((w[q] - w_prev[q]) / h) ** 2)
-                         + np.sum((0.5 * (w[s] + w_prev[s])) ** 2) + np.sum(w[lam] ** 2)
-                         + own))
+                         + np.sum(stress ** 2) + np.sum(w[lam] ** 2) + own))
 
 
 def skip_if_chain_refuses(model) -> None:

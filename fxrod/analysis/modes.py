@@ -137,8 +137,8 @@ def check_model(model, rayleigh: bool = False) -> None:
     """Refuse, in one line, a model a linearised analysis cannot take: extensions with
     fields of their own (internal variables) or dissipative ports (drag, damping: the
     modes are undamped, the PH export has no R for them). ``rayleigh``: accept a
-    :class:`fxrod.core.forms.drag.RayleighDamping` (no static part: its field is pinned to zero
-    in the operator ``A``, so the undamped modes are those of the model without it), for
+    :class:`fxrod.core.forms.drag.RayleighDamping` (no static part: the operator ``A`` and
+    the undamped modes are those of the model without it), for
     the PH export, which puts it into R. Free bodies (:mod:`fxrod.core.freebody`) are refused
     (verified in dynamics only)."""
     from fxrod.core.model import refuse_free_bodies

@@ -321,8 +321,8 @@ def _rayleigh(model) -> tuple[float, float]:
     """``(alpha [1/s], beta [s])`` of the model's Rayleigh damping (summed over its
     :class:`fxrod.core.forms.drag.RayleighDamping` extensions; zeros without), after the
     linearisation checks of :func:`fxrod.analysis.modes.check_model` on the other extensions (a
-    Rayleigh damping's field ``sigma_v`` is pinned to zero in the static operator, so the
-    blocks of the other fields are those of the undamped model)."""
+    Rayleigh damping has no static part, so the blocks of the operator are those of the
+    undamped model)."""
     check_model(model, rayleigh=True)
     rayleigh = [e for e in model.extensions if isinstance(e, RayleighDamping)]
     return sum(e.alpha for e in rayleigh), sum(e.beta for e in rayleigh)

@@ -61,9 +61,8 @@ import ufl
 from dolfinx import fem
 
 from fxrod.core.forms.base import Context, Extension
-from fxrod.core.kinematics import angular_velocity, split_q, strain_rate
+from fxrod.core.kinematics import angular_velocity, split_q
 from fxrod.core.loads import as_time_function
-from fxrod.core.spaces import stress_element
 from fxrod.errors import ParameterError, check_finite, check_nonnegative, check_vector
 
 Vec3 = Sequence[float] | Callable[[float], Sequence[float]] | None
@@ -402,7 +401,7 @@ class RayleighDamping(Extension):
     ``alpha M + beta K`` of the step (42) with the model's own mass and stiffness::
 
         momentum rows (42b, c) + alpha (dq, M v_m) + (d eps[q_e; dq], sigma_v) = 0,
-        (dsig, C sigma_v/beta) - (dsig, d eps[q_m; v_m]) = 0      (DG1 field sigma_v)
+        sigma_v = beta (sigma_{n+1} - sigma_n)/h      (on the strains with a compliance)
 
     * ``M = diag(rhoA I, M11 I, M22 I, 0)`` the director mass matrix of the inertia rows
       (:func:`fxrod.core.forms.elastic.inertia`): a force ``-alpha rhoA v_m`` on the centreline
@@ -413,28 +412,30 @@ class RayleighDamping(Extension):
       model's stress field (C its compliance: the rod's, the long-term one with
       :class:`fxrod.core.forms.viscoelastic.GeneralizedMaxwell`), ``eps_dot = d eps[q_m; v_m] =
       (eps_{n+1} - eps_n)/h`` exactly (bilinear strains, kinematics.py) and ``Pi`` the L2
-      projection onto DG1, the space of the stress: ``sigma_v`` is a DG1 step unknown (like
-      the rigid Kelvin-Voigt branch of :mod:`fxrod.core.forms.viscoelastic`), so the damping
-      sees the same projected strains as the mixed stiffness (the unprojected P2 shear rate
-      of a P2 centreline would add a spurious, locking-like shear damping: the first mode of
-      the test cantilever then decays 2.3 % too fast). Constrained strains (zero
-      compliance) have no stiffness and get no viscous stress (those components are pinned
-      to zero).
+      projection onto DG1, the space of the stress, so the damping sees the same projected
+      strains as the mixed stiffness (the unprojected P2 shear rate of a P2 centreline would
+      add a spurious, locking-like shear damping: the first mode of the test cantilever then
+      decays 2.3 % too fast). The compliance rows (42d, e) of the step *are* that
+      projection, ``C (sigma_{n+1} - sigma_n)/h = Pi(eps_dot)``, so ``sigma_v`` is the
+      stress rate times beta: no field of its own, and nothing to condense (the step costs
+      little more than without it). Constrained strains (zero compliance) have no stiffness
+      and get no viscous stress.
 
     Linearised about a stress-free equilibrium the damping matrix is ``alpha M + beta K``,
     so every natural mode (:func:`fxrod.analysis.modes.modes`) decays with the damping ratio::
 
         zeta_k = alpha/(2 omega_k) + beta omega_k/2.
 
-    Testing the momentum rows with ``v_m`` (``q_e = q_m`` in dynamics) and the field row
-    with ``sigma_v`` books the dissipation exactly::
+    Testing the momentum rows with ``v_m`` (``q_e = q_m`` in dynamics) and the compliance
+    rows with ``sigma_v`` (a DG1 function, in their test space) books the dissipation
+    exactly::
 
         D^n = h int (alpha v_m . M v_m + sigma_v . C sigma_v/beta) ds
             = h int (alpha v_m . M v_m + beta Pi(eps_dot) . K Pi(eps_dot)) ds >= 0.
 
-    No port work; no static part (no velocity in statics: the field is pinned to zero).
-    Modes, buckling and the continuation refuse it (``dissipative``); the linear
-    port-Hamiltonian export (:func:`fxrod.analysis.phmodel.linear_ph`) puts its linearisation
+    No port work; no static part (no velocity in statics). Modes, buckling and the
+    continuation refuse it (``dissipative``); the linear port-Hamiltonian export
+    (:func:`fxrod.analysis.phmodel.linear_ph`) puts its linearisation
     ``alpha M + beta B^T C^-1 B`` into ``R``. Rigid motions are damped by alpha only.
 
     Parameters
@@ -442,9 +443,9 @@ class RayleighDamping(Extension):
     alpha : float
         Mass-proportional coefficient [1/s], >= 0.
     beta : float
-        Stiffness-proportional coefficient [s], >= 0 (default 0: no field is added).
+        Stiffness-proportional coefficient [s], >= 0 (default 0).
     name : str
-        Name of the extension in the model (prefix of its field ``sigma_v``).
+        Name of the extension in the model.
 
     Raises
     ------
@@ -460,37 +461,23 @@ class RayleighDamping(Extension):
         self.name = name
 
     def bind(self, rod) -> None:
-        """The section's stiffness (scale of the pinning rows); beta needs a uniform one."""
+        """beta > 0 needs a uniform section (the compliance a Constant)."""
         if self.beta > 0.0 and not rod.uniform:
             raise ParameterError("section", "VaryingSection",
                                  "a uniform Section for RayleighDamping with beta > 0")
-        self._k_section = rod.section.stiffness if self.beta > 0.0 else None
-
-    def fields(self) -> dict:
-        """The DG1 viscous stress ``sigma_v`` (6 components) when beta > 0."""
-        return {"sigma_v": stress_element(6)} if self.beta > 0.0 else {}
 
     def setup(self, ctx: Context, fields) -> None:
-        """Constants: alpha, the active components and ``C/beta`` (``1/(beta k)`` on the
-        constrained components, whose rows then pin ``sigma_v`` to zero)."""
+        """Constants: alpha, beta and the components that have a compliance."""
         self._a = fem.Constant(ctx.mesh, np.float64(self.alpha))
-        self._inertia = ctx.inertia
-        if self.beta == 0.0:
-            return
-        c = np.asarray(ctx.C.value, dtype=float)
-        free = c > 0.0
-        self._active = fem.Constant(ctx.mesh, free.astype(float))
-        self._cb = fem.Constant(ctx.mesh, np.where(free, c, 1.0 / self._k_section) / self.beta)
-        self._sv, self._ds = fields.new["sigma_v"], fields.test["sigma_v"]
+        self._b = fem.Constant(ctx.mesh, np.float64(self.beta))
+        if self.beta > 0.0:
+            c = np.asarray(ctx.C.value, dtype=float)
+            self._active = fem.Constant(ctx.mesh, (c > 0.0).astype(float))
 
     @property
     def constants(self) -> dict[str, fem.Constant]:
-        """``{"alpha": [1/s]}`` and, with beta > 0, ``{"C/beta": [1/(N s), 1/(N m^2 s)]}``
-        (empty before the model is built)."""
-        out = {"alpha": self._a} if hasattr(self, "_a") else {}
-        if hasattr(self, "_cb"):
-            out["C/beta"] = self._cb
-        return out
+        """``{"alpha": [1/s], "beta": [s]}`` (empty before the model is built)."""
+        return {"alpha": self._a, "beta": self._b} if hasattr(self, "_a") else {}
 
     @staticmethod
     def _mass_power(ctx: Context, w):
@@ -500,25 +487,21 @@ class RayleighDamping(Extension):
         return (ctx.rhoA * ufl.dot(v, wp) + ctx.M11 * ufl.dot(vd[0], wd[0])
                 + ctx.M22 * ufl.dot(vd[1], wd[1]))
 
+    def _viscous(self, ctx: Context):
+        """``sigma_v = beta (sigma_{n+1} - sigma_n)/h`` on the components with a compliance."""
+        return self._b / ctx.h * ufl.elem_mult(self._active, ctx.sig1 - ctx.sig0)
+
     def momentum_stress(self, ctx: Context):
-        """``sigma_v`` (the step unknown, the midpoint viscous stress; None in statics)."""
+        """``sigma_v`` (None without beta or in statics)."""
         if self.beta == 0.0 or not ctx.inertia:
             return None
-        return self._sv
+        return self._viscous(ctx)
 
     def residual(self, ctx: Context):
-        """``alpha (dq, M v_m)`` in the momentum rows and the row of ``sigma_v``
-        ``(dsig, C sigma_v/beta) - (dsig, eps_dot)`` (statics: ``(dsig, C sigma_v/beta)``)."""
-        F = None
+        """``alpha (dq, M v_m)`` in the momentum rows (None without alpha or in statics)."""
         if ctx.inertia and self.alpha > 0.0:
-            F = self._a * self._mass_power(ctx, ctx.dq) * ctx.dx
-        if self.beta > 0.0:
-            r = ufl.dot(self._ds, ufl.elem_mult(self._cb, self._sv))
-            if ctx.inertia:
-                rate = strain_rate(ctx.qm, ctx.qm.dx(0), ctx.vm, ctx.vm.dx(0))
-                r = r - ufl.dot(self._ds, ufl.elem_mult(self._active, rate))
-            F = r * ctx.dx if F is None else F + r * ctx.dx
-        return F
+            return self._a * self._mass_power(ctx, ctx.dq) * ctx.dx
+        return None
 
     def dissipation(self, ctx: Context):
         """``D^n = h int (alpha v_m . M v_m + sigma_v . C sigma_v/beta) ds >= 0`` [J]."""
@@ -526,7 +509,8 @@ class RayleighDamping(Extension):
             return None
         d = self._a * self._mass_power(ctx, ctx.vm)
         if self.beta > 0.0:
-            d = d + ufl.dot(self._sv, ufl.elem_mult(self._cb, self._sv))
+            sv = self._viscous(ctx)
+            d = d + ufl.dot(sv, ufl.elem_mult(ctx.C, sv)) / self._b
         return ctx.h * d * ctx.dx
 
 
