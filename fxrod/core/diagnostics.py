@@ -3,8 +3,9 @@
 :class:`Nodes` reads positions, directors and velocities at the P2 nodes of a
 :class:`fxrod.core.model.RodModel` (tip, a node at given s, all nodes gathered on one rank);
 :class:`StrainConsistency` measures how well the stress field matches the strains of the
-configuration (theory §2.3, eq. 54). Energies live in :mod:`fxrod.core.ledger`, CSV columns in
-:mod:`fxrod.runs.probes`.
+configuration (theory §2.3, eq. 54); :func:`tension_mechanism_ratio` says whether the
+tension of a state makes the element's shear mechanism unstable. Energies live in
+:mod:`fxrod.core.ledger`, CSV columns in :mod:`fxrod.runs.probes`.
 """
 
 from __future__ import annotations
@@ -146,6 +147,68 @@ class Nodes:
         order = np.lexsort((s_all, e_all))
         return (s_all[order], e_all[order], sig_all[order, 0:3], sig_all[order, 3:6],
                 n_all[order], m_all[order])
+
+
+#: ``N l^2/EI`` beyond which the tension N makes the element's shear mechanism unstable
+#: (see :func:`tension_mechanism_ratio`).
+TENSION_MECHANISM_LIMIT = 24.0
+
+
+def tension_mechanism_ratio(model) -> float:
+    """``max N l^2 max(1/EI_1, 1/EI_2)/24`` over the elements of the state at t_n: at 1 or
+    more the state's tension makes the discretisation's shear mechanism unstable.
+
+    The element (q in P2, stresses in DG1, directors orthonormal at the nodes) has one
+    shear mode per element that its DG1 stresses do not see: the directors turned about
+    ``d1`` (or ``d2``) by ``theta = c L2(xi)`` (Legendre-2: c at the vertices, -c/2 at the
+    midpoint) against a resting centreline. It stores the bending energy ``6 EI c^2/l``,
+    and a tension N lowers the energy by ``N l c^2/4`` (the interpolated ``d3`` shortens
+    between the nodes by ``I(theta^2)/2``), so a rod in tension N on elements of length l
+    has an unstable equilibrium once ``N l^2 > 24 EI`` (an endless uniform mesh; clamped
+    ends lift the limit by O(1/n^2)): a slack chain's dynamics blow up from its static
+    state however small the step (tests/test_tension_mechanism.py). The continuum is
+    stable (its shear stiffness holds the section normal to the centreline). Keep the
+    ratio below 1 over the whole run: elements shorter than ``sqrt(24 EI/N_max)``, or a
+    bending stiffness above ``N_max l^2/24``.
+
+    Parameters
+    ----------
+    model : fxrod.core.model.RodModel
+        The model; its stresses ``w0`` (the state at t_n) are read at the element ends
+        (the DG1 nodes), with the section's bending stiffnesses there (a constrained
+        bending strain has none of this mechanism).
+
+    Returns
+    -------
+    float
+        The largest ratio over the elements (0 without tension), MPI-reduced.
+    """
+    msh = model.mesh
+    S = model.space.S
+    ncell = msh.topology.index_map(1).size_local
+    dofs = np.array([S.dofmap.cell_dofs(c) for c in range(ncell)], dtype=np.int64)
+    if dofs.size == 0:
+        local = 0.0
+    else:
+        sig = model.w0.x.array[model.space.s_map].reshape(-1, 6)
+        tension = np.maximum(sig[dofs, 2], 0.0)                       # (ncell, 2)
+        x = S.tabulate_dof_coordinates()[:, 0][dofs]                  # element ends
+        ell = np.abs(x[:, 1] - x[:, 0])[:, None]
+        st = model.structure
+        if st.uniform:
+            C = np.broadcast_to(np.asarray(model.C.value, dtype=float), (*x.shape, 6))
+        else:
+            xs = x.reshape(-1)
+            v = st.section_values(xs)
+            free = st.free_mask(xs)
+            C = np.stack([np.where(free[3 + i], 1.0 / v[n], 0.0)
+                          for i, n in enumerate(("k_b1", "k_b2"))], axis=-1)
+            C = np.concatenate([np.zeros((xs.size, 3)), C, np.zeros((xs.size, 1))], axis=1)
+            C = C.reshape(*x.shape, 6)
+        flexible = np.maximum(C[..., 3], C[..., 4])                  # 1/min(EI) [1/(N m^2)]
+        local = float(np.max(tension * ell**2 * flexible)) / TENSION_MECHANISM_LIMIT
+    comm = model.comm
+    return local if comm.size == 1 else comm.allreduce(local, op=MPI.MAX)
 
 
 def nodal_constraint_max(q: np.ndarray) -> float:

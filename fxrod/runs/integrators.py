@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxrod.core.diagnostics import tension_mechanism_ratio
 from fxrod.errors import ConvergenceError, ParameterError, check_positive
 from fxrod.solvers import backends
 from fxrod.solvers.array_newton import ArrayNewtonSolver
@@ -179,11 +180,19 @@ class Integrator:
 
     def _failure_note(self) -> str:
         """What a failed step's message adds about the model: a quasi-static model without
-        supports or extensions has no determined loaded equilibrium."""
+        supports or extensions has no determined loaded equilibrium; a state whose tension
+        makes the elements' shear mechanism unstable
+        (:func:`fxrod.core.diagnostics.tension_mechanism_ratio` >= 1) cannot be stepped."""
         m = self.model
         if m.quasistatic and not m.supports and not m.extensions:
             return ("; the model has no supports: a free rod's rigid motions leave a loaded "
                     "equilibrium undetermined (add a support)")
+        if not m.quasistatic:
+            ratio = tension_mechanism_ratio(m)
+            if ratio >= 1.0:
+                return (f"; the tension makes the elements' shear mechanism unstable "
+                        f"(N l^2/(24 EI) = {ratio:.3g} >= 1 at t_n): use elements shorter "
+                        f"than sqrt(24 EI/N) or a larger bending stiffness")
         return ""
 
     def _accept(self, res: StepResult) -> StepResult:
