@@ -94,6 +94,7 @@ import numpy as np
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.data import reference_path
+from fxrod.problems.mooring import elastic_catenary
 from fxrod.solvers.settings import SolverSettings
 
 #: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
@@ -577,7 +578,7 @@ def fxrod_mooring() -> dict:
 def _measure_mooring(label: str, fn, runs: int) -> dict:
     M = _mooring_module()
     fairlead = M.reference_catenary()[1][[0, 2]]
-    H, Ls = M.elastic_catenary(*fairlead)
+    H, Ls = elastic_catenary(*fairlead, M.LENGTH, M.WET_WEIGHT, M.EA)
     V = M.WET_WEIGHT * Ls
     walls = []
     for _ in range(runs):
@@ -596,7 +597,7 @@ def _mooring(out: dict, a, runs: int) -> None:
     """The mooring line rows of ``out`` and Irvine's closed form ``mooring_irvine``."""
     M = _mooring_module()
     fairlead = M.reference_catenary()[1][[0, 2]]
-    H, Ls = M.elastic_catenary(*fairlead)
+    H, Ls = elastic_catenary(*fairlead, M.LENGTH, M.WET_WEIGHT, M.EA)
     out["mooring_irvine"] = {"H_N": H, "V_N": M.WET_WEIGHT * Ls,
                              "tension_N": math.hypot(H, M.WET_WEIGHT * Ls),
                              "suspended_m": Ls, "fairlead_m": [float(v) for v in fairlead]}

@@ -23,7 +23,7 @@ from fxrod import Arc, Clamp, EndLoad, Problem, Rod, RodModel, SolverSettings
 from fxrod.output.tables import LoadParameter, write_columns_json
 from fxrod.problems.paper import bend45_section
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import output_files, recorded, wrote
 
 NAME = "bend45"
@@ -129,10 +129,4 @@ CASE = Case("bend45", "45-degree bend: a pre-curved cantilever under an out-of-p
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.h)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

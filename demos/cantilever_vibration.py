@@ -4,51 +4,32 @@
 #
 # An aluminium rod of length 1 m, clamped at s = 0, is hit at its tip by a smooth 50 ms
 # impulse and then vibrates freely with large deflections. The midpoint rule keeps H constant
-# after the pulse, and the full Newton iteration keeps the nodal orthonormality of the
-# directors and the consistency of the mixed strains with the displacement strains at
-# round-off (the paper's Fig. 12). With ``--viscoelastic`` the rod dissipates its energy (the
-# paper's Fig. 13, drawn when the elastic run's CSV is already in DIR).
+# after the pulse; full Newton keeps the directors' orthonormality and the mixed strains'
+# consistency at round-off (the paper's Fig. 12). With ``--viscoelastic`` the rod dissipates
+# (Fig. 13, drawn when the elastic run's CSV is already in DIR).
 #
-#     python demos/cantilever_vibration.py [--out DIR] [--quick] [--h 1e-3] [--n-elements 8]
-#     [--viscoelastic]
+#     python demos/cantilever_vibration.py [--out DIR] [--quick] [--viscoelastic]
 #
-# ``--quick`` stops at t = 0.1 s. Writes ``DIR/cantilever_vibration.csv``
-# (``..._viscoelastic.csv``): the standard columns and :data:`COLUMNS`; ``.pvd`` (a ParaView
-# frame every 10 ms) and ``.png`` (snapshots every 25 ms with the tip path). The same case
-# runs as ``fxrod run cantilever-vibration`` (the registry reads this file).
+# Writes ``DIR/cantilever_vibration.csv`` (``..._viscoelastic.csv``: the standard columns
+# and :data:`COLUMNS`), a ParaView series and a picture; ``fxrod run cantilever-vibration``
+# runs the same case (``--quick``: up to t = 0.1 s).
 
 # %%
 from pathlib import Path
 
 import numpy as np
 
-from fxrod import (
-    Clamp,
-    EndLoad,
-    GeneralizedMaxwell,
-    Problem,
-    Rod,
-    RodModel,
-    SolverSettings,
-    smooth_impulse,
-)
+from fxrod import Clamp, EndLoad, GeneralizedMaxwell, Problem, Rod, RodModel, SolverSettings
 from fxrod.core.diagnostics import StrainConsistency, nodal_constraint_values
+from fxrod.core.loads import smooth_impulse
 from fxrod.problems.paper import cantilever_vibration_section
 from fxrod.runs.probes import ColumnProbe
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
-from fxrod.studies.cases.common import (
-    frame_times,
-    last_row,
-    output_files,
-    recorded,
-    tip_path,
-    wrote,
-)
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
+from fxrod.studies.cases.common import frame_times, last_row, output_files, recorded, wrote
 
 NAME = "cantilever_vibration"
-PICTURE_EVERY = 0.025    # snapshot interval of the figure [s]
-PARAVIEW_EVERY = 0.01    # interval of the ParaView frames [s]
+PICTURE_EVERY, PARAVIEW_EVERY = 0.025, 0.01   # intervals of the snapshots, ParaView [s]
 OPTIONS = (
     Option("h", 1e-3, "s", "time step", bounds="(0, inf)"),
     Option("t_end", 0.3, "s", "end time", bounds="(0, inf)"),
@@ -66,8 +47,8 @@ OPTIONS = (
 # Shear and extension are constrained (a Kirchhoff rod: C_N = 0, the shear force becomes a
 # Lagrange multiplier). The impulse ``f(t) = (1 - cos(40 pi t))/2`` on [0, 0.05] s pushes the
 # tip with the force f (0, 1, 1) N and the moment f (0.25, 0, 0) N m. The viscoelastic rod
-# puts three quarters of the stiffness in a Maxwell branch relaxing in 0.08 s. Full Newton to
-# atol 1e-13: its last iterate is at round-off, so the nodal constraints stay at ~1e-13.
+# puts 3/4 of the stiffness in a Maxwell branch relaxing in 0.08 s. Full Newton to atol
+# 1e-13 keeps the nodal constraints at round-off.
 
 # %%
 def maxwell_branch() -> GeneralizedMaxwell:
@@ -97,8 +78,7 @@ def problem(n_elements: int = 8, h: float = 1e-3, t_end: float = 0.3,
 
 # %% [markdown]
 # ## The run
-# Every step: the standard columns plus the probe of :data:`COLUMNS`; a ParaView frame every
-# 10 ms and the centrelines every 25 ms for the picture.
+# Every step: the standard columns and :data:`COLUMNS`; ParaView every 10 ms, snapshots 25 ms.
 
 # %%
 #: Tip velocity in the director frame, the six nodal constraints g_ij at s = L/2, the strain
@@ -124,37 +104,30 @@ def probe(model) -> ColumnProbe:
     return ColumnProbe(COLUMNS, values)
 
 
-def simulation(problem: Problem, out: Path | None, name: str = NAME,
-               quiet: bool = True, **control) -> Simulation:
-    """Record every step with :func:`probe` (``control``: the run-control options)."""
-    return recorded(problem, out, name,
-                    snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY,
-                                               max_frames=0),
-                    paraview_every=max(1, round(PARAVIEW_EVERY / problem.h)),
-                    probes=[probe(problem.model)], quiet=quiet, **control)
+def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
+        n_elements: int, viscoelastic: bool, scale: float, comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, t_end, viscoelastic, scale, comm)
+    name = NAME + ("_viscoelastic" if viscoelastic else "")
+    with recorded(prob, out, name, probes=[probe(prob.model)], quiet=quiet, **control,
+                  snapshot_times=frame_times(h, t_end, PICTURE_EVERY, max_frames=0),
+                  paraview_every=max(1, round(PARAVIEW_EVERY / h))) as sim:
+        sim.run(prob.t_end)
+    return finish(sim, out, pictures)
 
 
 # %% [markdown]
 # ## Post-processing
-# The final state and the largest energy residual; snapshots with the tip path; for the
-# viscoelastic run H(t) of both runs.
+# The final state, the largest energy residual, the snapshots (viscoelastic: H(t) of both).
 
 # %%
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     """Summary of the final state and the pictures (rank 0)."""
     pngs = []
     if pictures and out is not None and sim.comm.rank == 0:
-        from fxrod import viz
+        from fxrod.viz.figures import cantilever_pictures
 
-        times = sorted(sim.snapshots)
-        pngs.append(viz.snapshot_figure([sim.snapshots[t] for t in times], times,
-                                        out / f"{sim.name}.png", radius=4e-3,
-                                        extra_lines=[tip_path(sim)], title=sim.name))
-        if sim.name != NAME and (out / f"{NAME}.csv").exists():
-            from fxrod.viz.viscoelastic import energy_dissipation_figure
-
-            pngs.append(energy_dissipation_figure(out / f"{NAME}.csv", out / f"{sim.name}.csv",
-                                                  out / f"{NAME}_energy.png"))
+        pngs = cantilever_pictures(sim, out, NAME)
     s = last_row(sim, ("t", "H", "tip_1", "tip_2", "tip_3"))
     s["max_energy_residual"] = float(np.max(np.abs(sim.column("energy_residual"))))
     files = output_files(sim, *pngs)
@@ -163,16 +136,6 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
             f"{s['max_energy_residual']:.2e} J")
     return Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
                   {sim.name: sim}, files, rank=sim.comm.rank)
-
-
-def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, viscoelastic: bool, scale: float, comm=None, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
-    prob = problem(n_elements, h, t_end, viscoelastic, scale, comm)
-    name = NAME + ("_viscoelastic" if viscoelastic else "")
-    with simulation(prob, out, name, quiet, **control) as sim:
-        sim.run(prob.t_end)
-    return finish(sim, out, pictures)
 
 
 CASE = Case("cantilever-vibration", "Ex. 6.2: Kirchhoff cantilever hit by a 50 ms impulse; "
@@ -184,11 +147,4 @@ CASE = Case("cantilever-vibration", "Ex. 6.2: Kirchhoff cantilever hit by a 50 m
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.h, args.t_end, args.viscoelastic, args.scale)
-    name = NAME + ("_viscoelastic" if args.viscoelastic else "")
-    with exit_on_signal(name, prob.model.comm), \
-            simulation(prob, args.out, name, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

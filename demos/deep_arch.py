@@ -146,8 +146,4 @@ CASE = Case("deep-arch", "deep circular arch (215 deg, clamped-hinged) through i
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    cont = continuation(model(n_elements=args.n_elements), ds=args.ds)
-    cont.run(args.max_steps)
-    result = finish(cont, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

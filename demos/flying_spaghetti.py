@@ -1,42 +1,29 @@
 # %% [markdown]
 # # Flying spaghetti (Kinon, Eugster & Betsch 2026, Ex. 6.1; Simo & Vu-Quoc 1988).
 #
-# A free, initially straight rod is pushed at one end by a force and a moment that rise and
-# fall over t in [0, 5]; then it tumbles freely through space. The mixed port-Hamiltonian
-# discretisation with the implicit midpoint rule is energy-momentum consistent: after the
-# pulse the Hamiltonian H, the linear momentum p = (50, 0, 0) and the angular momentum J stay
-# constant to the Newton tolerance (absolute 1e-11), step after step, and the energy balance
-# ``H_{n+1} - H_n = W_ext`` holds during the pulse.
+# A free, straight rod is pushed at one end by a force and a moment that rise and fall over
+# t in [0, 5]; then it tumbles freely. The mixed port-Hamiltonian midpoint rule conserves
+# energy and momenta: after the pulse H, p = (50, 0, 0) and J stay constant to the Newton
+# tolerance (1e-11), and ``H_{n+1} - H_n = W_ext`` holds during the pulse.
 #
 #     python demos/flying_spaghetti.py [--out DIR] [--quick] [--h 0.1] [--n-elements 10]
 #     mpirun -n 2 python demos/flying_spaghetti.py
 #
-# ``--quick`` stops at t = 5 (end of the loading); ``--help`` lists the other options. Writes
-# ``DIR/flying_spaghetti.csv`` (energies, momenta, tip, constraint residual per step),
-# ``.pvd`` (ParaView), ``.png`` (snapshots every 2.5 s) and ``.gif``. The same case runs as
-# ``fxrod run flying-spaghetti`` (the registry reads this file); ``fxrod sweep
-# flying-spaghetti --ensemble B`` runs B points of its ensemble options as one ensemble.
+# Writes ``DIR/flying_spaghetti.csv`` (energies, momenta, tip, constraint residual per
+# step), a ParaView series and pictures; ``fxrod run flying-spaghetti`` runs the same case
+# (``--quick``: up to t = 5, the end of the loading).
 
 # %%
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 
-from fxrod import EndLoad, Problem, Rod, RodModel, Section, piecewise_linear_hat
+from fxrod import EndLoad, Problem, Rod, RodModel, piecewise_linear_hat
 from fxrod.problems.paper import PAPER_SETTINGS, flying_spaghetti_section
 from fxrod.runs.ensemble import Ensemble
-from fxrod.runs.ensemble_run import EnsembleRun
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
-from fxrod.studies.cases.common import (
-    frame_times,
-    last_row,
-    output_files,
-    recorded,
-    snapshots_at,
-    wrote,
-)
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, ensemble_results
+from fxrod.studies.cases.common import frame_times, last_row, output_files, recorded, wrote
 
 NAME = "flying_spaghetti"
 PICTURE_EVERY = 2.5      # snapshot interval of the figure [s]
@@ -46,12 +33,10 @@ OPTIONS = (
     Option("n_elements", 10, "-", "number of elements", bounds="[1, inf)"),
     Option("kirchhoff", False, "-", "constrained (C_N = 0) rod"),
     Option("load_scale", 1.0, "-", "factor on the end force and moment"),
-    Option("stiffness_scale", 1.0, "-", "factor on the shear, axial, bending and torsion "
-           "stiffness", bounds="(0, inf)"),
+    Option("stiffness_scale", 1.0, "-", "factor on every stiffness", bounds="(0, inf)"),
     *RUN_CONTROL,
 )
-#: The options that only change a member of an ensemble (load factor, section).
-ENSEMBLE_OPTIONS = ("load_scale", "stiffness_scale")
+ENSEMBLE_OPTIONS = ("load_scale", "stiffness_scale")  # change only a member of an ensemble
 
 
 # %% [markdown]
@@ -61,21 +46,14 @@ ENSEMBLE_OPTIONS = ("load_scale", "stiffness_scale")
 # times ``stiffness_scale``. The rod runs from (0, 0, 8) to (6, 0, 0) with d1 = e2, no
 # supports. At s = L act the force f(t) (1/10, 0, 0) and the moment f(t) (0, 1, 1/2), the hat
 # f rising from 0 to 200 at t = 2.5 and back to 0 at t = 5 (the loads (74)). ``rotation``
-# turns the rod and the loads (the objectivity test). Newton to atol 1e-11, as the authors.
+# turns rod and loads (the objectivity test). Newton to atol 1e-11, as the authors.
 
 # %%
-def section(stiffness_scale: float = 1.0) -> Section:
-    """Table 1's section with every stiffness times ``stiffness_scale`` [-]."""
-    sec = flying_spaghetti_section()
-    return dataclasses.replace(sec, **{k: stiffness_scale * getattr(sec, k) for k in
-                                       ("k_s1", "k_s2", "k_e", "k_b1", "k_b2", "k_t")})
-
-
 def template(n_elements: int = 10, kirchhoff: bool = False, stiffness_scale: float = 1.0,
              rotation: np.ndarray | None = None) -> Rod:
     """The free rod, turned by ``rotation``; ``kirchhoff`` constrains shear and extension."""
     Q = np.eye(3) if rotation is None else np.asarray(rotation, dtype=float)
-    return Rod(section(stiffness_scale), start=tuple(Q @ [0.0, 0.0, 8.0]),
+    return Rod(flying_spaghetti_section(stiffness_scale), start=tuple(Q @ [0.0, 0.0, 8.0]),
                end=tuple(Q @ [6.0, 0.0, 0.0]), d1=tuple(Q @ [0.0, 1.0, 0.0]),
                n_elements=n_elements, constraints=("kirchhoff",) if kirchhoff else ())
 
@@ -100,16 +78,18 @@ def problem(n_elements: int = 10, h: float = 0.1, t_end: float = 15.0,
 
 # %% [markdown]
 # ## The run
-# Every step writes one CSV row and one ParaView frame; the centrelines of the pictures stay
-# in memory.
+# Every step writes one CSV row and one ParaView frame; the pictures' centrelines stay.
 
 # %%
-def simulation(problem: Problem, out: Path | None, quiet: bool = True,
-               **control) -> Simulation:
-    """Every step recorded (``control``: the run-control options)."""
-    return recorded(problem, out, NAME, quiet=quiet, paraview_every=1,
-                    snapshot_times=frame_times(problem.h, problem.t_end, PICTURE_EVERY),
-                    **control)
+def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
+        n_elements: int, kirchhoff: bool, load_scale: float, stiffness_scale: float,
+        comm=None, **control) -> Result:
+    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
+    prob = problem(n_elements, h, t_end, kirchhoff, comm, load_scale, stiffness_scale)
+    with recorded(prob, out, NAME, quiet=quiet, paraview_every=1, **control,
+                  snapshot_times=frame_times(prob.h, prob.t_end, PICTURE_EVERY)) as sim:
+        sim.run(prob.t_end)
+    return finish(sim, out, pictures)
 
 
 # %% [markdown]
@@ -119,21 +99,17 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
 # %%
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     """Summary of the final state; the pictures (rank 0)."""
-    png, gif = (None, None) if out is None else (out / f"{NAME}.png", out / f"{NAME}.gif")
-    if pictures and png is not None and sim.comm.rank == 0:
-        from fxrod import viz
+    pngs = []
+    if pictures and out is not None and sim.comm.rank == 0:
+        from fxrod.viz.figures import snapshots_and_animation
 
-        frames, times = snapshots_at(sim, np.arange(0.0, sim.rows[-1]["t"] + 1e-9,
-                                                    PICTURE_EVERY))
-        viz.snapshot_figure(frames, times, png, radius=0.25, title="flying spaghetti",
-                            zoom=1.35)
-        times = sorted(sim.snapshots)
-        viz.animation([sim.snapshots[t] for t in times], times, gif, radius=0.12)
+        pngs = snapshots_and_animation(sim, out, NAME, PICTURE_EVERY, 0.25, 0.12,
+                                       title="flying spaghetti", zoom=1.35)
     s = last_row(sim, ("t", "H", "p_1", "p_2", "p_3", "J_1", "J_2", "J_3", "tip_1", "tip_2",
                        "tip_3"))
-    s["steps"] = sim.integ.step_count
-    s["max_energy_residual"] = float(np.max(np.abs(sim.column("energy_residual"))))
-    files = output_files(sim, *(p for p in (png, gif) if p is not None))
+    s.update(steps=sim.integ.step_count,
+             max_energy_residual=float(np.max(np.abs(sim.column("energy_residual")))))
+    files = output_files(sim, *pngs)
     text = (f"{NAME}: {s['steps']} steps; t = {s['t']:g}, H = {s['H']:.10g}, "
             f"p = ({s['p_1']:.6g}, {s['p_2']:.3g}, {s['p_3']:.3g}), J = ({s['J_1']:.7g}, "
             f"{s['J_2']:.9g}, {s['J_3']:.9g}), max |energy residual| = "
@@ -142,42 +118,21 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
                   {NAME: sim}, files, rank=sim.comm.rank)
 
 
-def run(out: Path | None, *, pictures: bool, quiet: bool, h: float, t_end: float,
-        n_elements: int, kirchhoff: bool, load_scale: float, stiffness_scale: float,
-        comm=None, **control) -> Result:
-    """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
-    prob = problem(n_elements, h, t_end, kirchhoff, comm, load_scale, stiffness_scale)
-    with simulation(prob, out, quiet, **control) as sim:
-        sim.run(prob.t_end)
-    return finish(sim, out, pictures)
-
-
 # %% [markdown]
 # ## Many at once
-# ``fxrod sweep flying-spaghetti --ensemble B`` steps B points over the load and stiffness
-# factors together (one :class:`fxrod.runs.ensemble.Ensemble`, serial, the chain solver);
-# member k writes ``outs[k]/flying_spaghetti.csv``.
+# ``fxrod sweep flying-spaghetti --ensemble B`` steps B points of the load and stiffness
+# factors as one :class:`fxrod.runs.ensemble.Ensemble`; member k writes into ``outs[k]``.
 
 # %%
 def run_ensemble(outs: list[Path | None], members: list[dict], *, quiet: bool, h: float,
                  t_end: float, n_elements: int, kirchhoff: bool, adaptive: bool = False,
                  comm=None) -> list[Result]:
-    """The points ``members`` (their :data:`ENSEMBLE_OPTIONS`) up to ``t_end`` [s]; one
-    :class:`Result` a member."""
+    """The points ``members`` (:data:`ENSEMBLE_OPTIONS`) up to ``t_end`` [s], stepped together."""
     ens = Ensemble(template(n_elements, kirchhoff), loads(),
                    [m["load_scale"] for m in members], comm=comm,
-                   sections=[section(m["stiffness_scale"]) for m in members])
-    integ = ens.integrator(h, PAPER_SETTINGS.replace(linear_solver="auto", adaptive=adaptive))
-    rec = EnsembleRun(ens, integ, outs, NAME, quiet=quiet)
-    rec.run(t_end)
-    results = []
-    for k in range(len(outs)):
-        s, files = rec.summary(k), rec.files(k)
-        text = (f"{NAME} member {k}: {s['steps']} steps; t = {s['t']:g}, H = {s['H']:.10g}, "
-                f"tip = ({s['tip_1']:.6g}, {s['tip_2']:.6g}, {s['tip_3']:.6g})")
-        results.append(Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
-                              files=files, rank=ens.model.comm.rank))
-    return results
+                   sections=[flying_spaghetti_section(m["stiffness_scale"]) for m in members])
+    settings = PAPER_SETTINGS.replace(linear_solver="auto", adaptive=adaptive)
+    return ensemble_results(ens, settings, h, t_end, outs, NAME, CASE.name, quiet)
 
 
 CASE = Case("flying-spaghetti", "Ex. 6.1: free rod, end load pulse, then free flight; "
@@ -187,15 +142,7 @@ CASE = Case("flying-spaghetti", "Ex. 6.1: free rod, end load pulse, then free fl
 # %% [markdown]
 # ## Run it
 # From the command line: the options above (``--help``), ``--quick`` for a short version.
-# SIGINT/SIGTERM stop at the end of a step (a checkpoint written if asked).
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.h, args.t_end, args.kirchhoff,
-                   load_scale=args.load_scale, stiffness_scale=args.stiffness_scale)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

@@ -19,7 +19,7 @@ import numpy as np
 
 from fxrod import Clamp, EndLoad, Helix, Problem, Rod, RodModel, Section, SolverSettings
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import output_files, recorded, wrote
 
 NAME = "helix_spring"
@@ -123,10 +123,4 @@ CASE = Case("helix-spring", "a pre-curved, pre-twisted helical spring pulled alo
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.force, args.h)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, prob, args.force, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

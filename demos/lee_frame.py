@@ -3,40 +3,24 @@
 #
 # A column and a beam of length 120 are welded at a right angle and pinned at their far
 # ends, with a dead downward load at 24 from the corner (Lee, Manuel & Rossow 1968; Simo &
-# Vu-Quoc 1986). Load control stops at the first limit point; the Riks/Crisfield
-# continuation follows the path through the snap-through (the load falls) and the snap-back
-# (the displacement turns back), with the load factor ``P L^2/EI``. The stability index
-# (negative pivots of the LDL^T factorisation of the tangent, reduced by the joint) is 0 on
-# the stable branches; its changes locate the limit points: P L^2/EI = 18.55 and -9.40
-# (Simo & Vu-Quoc 1986: about 18.7 and -9.35).
+# Vu-Quoc 1986). The Riks/Crisfield continuation follows the path through the snap-through
+# (the load falls) and the snap-back (the displacement turns back), with the load factor
+# ``P L^2/EI``; the changes of the stability index (negative pivots of the tangent's LDL^T)
+# locate the limit points: 18.55 and -9.40 (Simo & Vu-Quoc: about 18.7 and -9.35).
 #
 #     python demos/lee_frame.py [--out DIR] [--quick] [--n-elements 10] [--v-end 95]
 #
-# Writes ``DIR/lee_frame.csv`` (columns ``load, u, v``: the load P, positive downward, and
-# the horizontal and vertical displacement of the loaded point, v positive downward),
-# ``DIR/lee_frame_path.csv`` (the continuation rows, docs/output.md) and
-# ``DIR/lee_frame.png``. The same case runs as ``fxrod run lee-frame`` (the registry reads
-# this file). Summary keys: ``limit_1``, ``limit_2`` (``P L^2/EI`` of the first two limit
-# points), ``u_limit_1``, ``v_limit_1`` [m], ``points``.
+# Writes ``DIR/lee_frame.csv`` (``load, u, v``: the load P and the displacement of the loaded
+# point, both positive downward), ``DIR/lee_frame_path.csv`` and a picture; ``fxrod run
+# lee-frame`` runs the same case.
 
 # %%
 from pathlib import Path
 
-import numpy as np
-
-from fxrod import (
-    ArcLengthSettings,
-    Continuation,
-    Hinge,
-    PointLoad,
-    Rigid,
-    Rod,
-    RodModel,
-    Section,
-    Structure,
-)
+from fxrod import Hinge, PointLoad, Rigid, Rod, RodModel, Section, Structure
+from fxrod.analysis.continuation import ArcLengthSettings, Continuation
 from fxrod.errors import ParameterError
-from fxrod.output.tables import CSVWriter
+from fxrod.problems.lee_frame import write_load_csv
 from fxrod.studies.cases import Case, Option, Result
 from fxrod.studies.cases.common import wrote
 
@@ -57,13 +41,11 @@ OPTIONS = (
 
 # %% [markdown]
 # ## The frame
-# E = 720, A = 6, I = 2 in the plane of the frame, G = E/2.6, shear factor 5/6; the
-# out-of-plane bending and torsion stiffnesses are 100 EI because the benchmark is planar
-# (with the real ones the frame buckles sideways first). The members are Euler-Bernoulli
-# (shear-rigid, extensible) rods joined by a ``Rigid`` joint (the beam's directors at the
-# corner are the column's, eliminated exactly), pinned by hinges about the out-of-plane
-# director d1 = e3. The point load ``lambda EI/L^2`` sits on a node of the beam, so
-# ``n_elements`` is a multiple of 5; the load factor is ``lambda = P L^2/EI``.
+# E = 720, A = 6, I = 2 in the plane, G = E/2.6, shear factor 5/6; out of the plane 100 EI
+# (the benchmark is planar: with the real stiffnesses the frame buckles sideways first).
+# Shear-rigid, extensible members joined by a ``Rigid`` joint (eliminated exactly), pinned
+# by hinges about d1 = e3. The load ``lambda EI/L^2`` sits on a node of the beam (so
+# ``n_elements`` is a multiple of 5): the load factor is ``lambda = P L^2/EI``.
 
 # %%
 def model(n_elements: int = 10, comm=None) -> RodModel:
@@ -86,9 +68,8 @@ def model(n_elements: int = 10, comm=None) -> RodModel:
 
 # %% [markdown]
 # ## The path
-# Arc-length control (2 m first step, at most 10 m, psi = 5 m per unit load factor),
-# recording the loaded point, until it has gone ``v_end`` down; the critical points are
-# located by bisection.
+# Arc-length control (2 m first step, at most 10 m, psi = 5 m per unit load factor) until the
+# loaded point has gone ``v_end`` down; the critical points are located by bisection.
 
 # %%
 def continuation(n_elements: int = 10, comm=None) -> Continuation:
@@ -106,33 +87,10 @@ def trace(cont: Continuation, v_end: float, max_steps: int) -> None:
 
 # %% [markdown]
 # ## Against Simo & Vu-Quoc
-# The load factor against u and v of the loaded point, the limit points marked and the
-# digitised limit loads as levels.
+# ``lee_frame.csv`` (the load and the loaded point's displacement), the path, the limit loads
+# and the picture: the load factor against u and v, the digitised limit loads as levels.
 
 # %%
-def figure(cont: Continuation, path: Path) -> Path:
-    """The load factor against u and v of the loaded point, the limit points marked."""
-    from fxrod.viz import load_path_picture
-
-    lam = np.array([p.lam for p in cont.path])
-    d = np.array([p.displacements["load"] for p in cont.path])
-    crit = cont.critical
-    return load_path_picture(
-        path, {"u (horizontal)": (d[:, 0], lam), "v (vertical, down)": (-d[:, 1], lam)},
-        "displacement of the loaded point [m]", "load factor $P L^2/EI$ [-]",
-        marks=([-p.displacements["load"][1] for p in crit], [p.lam for p in crit]),
-        levels={"Simo & Vu-Quoc 1986": float(np.mean(DIGITISED_LIMITS[0])),
-                "_nolegend_": float(np.mean(DIGITISED_LIMITS[1]))},
-        title="Lee's frame (dashed: Simo & Vu-Quoc 1986, limit loads)")
-
-
-#: Columns of ``lee_frame.csv`` with their units and meanings (``lee_frame_columns.json``).
-COLUMNS = {"load": "N", "u": "m", "v": "m"}
-MEANINGS = {"load": "load P = lambda EI/L^2, positive downward",
-            "u": "horizontal displacement of the loaded point (towards the far pin positive)",
-            "v": "vertical displacement of the loaded point, positive downward"}
-
-
 def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Result:
     """``lee_frame.csv`` (load, u, v), the path CSV, the picture and the limit loads."""
     rank = cont.model.comm.rank
@@ -140,16 +98,14 @@ def finish(cont: Continuation, out: Path | None, pictures: bool = True) -> Resul
     files = []
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        with CSVWriter(out / f"{NAME}.csv", COLUMNS, comm=cont.model.comm, units=COLUMNS,
-                       meanings=MEANINGS) as w:
-            for p in cont.path:
-                d = p.displacements["load"]
-                w.write({"load": p.lam * P, "u": float(d[0]), "v": float(-d[1])})
+        write_load_csv(cont, out / f"{NAME}.csv", P)
         cont.write_csv(out / f"{NAME}_path.csv")
         if rank == 0:
             files += [out / f"{NAME}.csv", out / f"{NAME}_path.csv"]
             if pictures:
-                files.append(figure(cont, out / f"{NAME}.png"))
+                from fxrod.viz.figures import lee_frame_figure
+
+                files.append(lee_frame_figure(cont, out / f"{NAME}.png", DIGITISED_LIMITS))
     limits = [p for p in cont.critical if p.event == "limit"]
     nan = float("nan")
     s = {"limit_1": limits[0].lam if limits else nan,
@@ -184,8 +140,4 @@ CASE = Case("lee-frame", "Lee's frame: two rods welded at a right angle, traced 
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    cont = continuation(n_elements=args.n_elements)
-    trace(cont, args.v_end, args.max_steps)
-    result = finish(cont, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

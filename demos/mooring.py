@@ -9,31 +9,25 @@
 # diameter 0.137 m, C_dn = 2.4, C_dt = 1.15: MoorDyn's chain coefficients), so the axial
 # force of the rod is the effective tension. The wet weight is w = 981 N/m.
 #
-# The stress-free reference is the inextensible catenary through the fairlead with its
-# touchdown at mid-length (a node for an even number of elements), straightened
-# (``natural_curvature=(0, 0, 0)``); the weight, the buoyancy and the seabed's penalty
-# offset are ramped in over the load steps, then the current's drag.
-# Without current the static profile is the elastic catenary with a horizontal seabed
-# (Irvine, Cable Structures, 1981), which tests/test_mooring.py checks; with an in-plane
-# current the suspended part is pushed further along the current.
+# The stress-free reference is the inextensible catenary through the fairlead, touching down
+# at mid-length, straightened; the weight, buoyancy and seabed offset are ramped in over the
+# load steps, then the current's drag. Without current the profile is the elastic catenary
+# (Irvine 1981, tests/test_mooring.py); a current pushes the suspended part along.
 #
 #     python demos/mooring.py [--out DIR] [--n-elements 128] [--current -0.5]
 #
-# Writes ``DIR/mooring.csv`` (still water) and ``DIR/mooring_current.csv``: columns ``s``
-# (unstretched arc length [m]), ``x``, ``z`` (position [m]) and ``tension`` (effective
-# tension [N], the magnitude of the internal force, averaged over the elements at a node).
+# Writes ``DIR/mooring.csv`` (still water) and ``DIR/mooring_current.csv``: ``s``
+# (unstretched arc length [m]), ``x``, ``z`` [m] and the effective ``tension`` [N].
 
 # %%
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq
 
 from fxrod import (
     Clamp,
@@ -49,7 +43,7 @@ from fxrod import (
     Section,
     SolverSettings,
 )
-from fxrod.output.tables import write_columns_json
+from fxrod.problems.mooring import elastic_catenary, node_tension, write_profile_csv
 
 G = 9.81                  # m/s^2
 RHO_W = 1025.0            # sea water, kg/m^3
@@ -93,31 +87,13 @@ def reference_catenary(h: float = H_REFERENCE, length: float = LENGTH,
 
 def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
             stiffness: float = STIFFNESS) -> dict[str, np.ndarray | float]:
-    """The static profile of the line (quasi-static load steps).
-
-    Parameters
-    ----------
-    n_elements : int
-        Elements on the line.
-    current : float
-        Horizontal current along x [m/s] (in the plane of the line; negative: towards the
-        anchor). Its drag is ramped in after the weight, over the load factors 1 to 2 (at
-        zero tension the chain carries only the funicular part of a load: its other part,
-        the drag, would meet the bending stiffness alone).
-    steps : int
-        Load steps of each ramp (the weight's, then the current's).
-    stiffness : float
-        Seabed penalty stiffness [N/m^2].
-
-    Returns
-    -------
-    dict
-        ``s`` [m] (nodes), ``x``, ``z`` [m], ``tension`` [N] at the nodes, the anchor's
-        horizontal reaction ``H`` [N], the fairlead's force on the line
-        ``fairlead_force`` ``(F_x, F_z)`` [N], its position ``fairlead`` ``(x, z)`` [m] and
-        ``wall_s``, the wall time of the load steps [s] (bench/peers.py). Serial runs (the
-        nodes are gathered on rank 0).
-    """
+    """The static profile of the line on ``n_elements`` (serial), in ``steps`` load steps of
+    the weight, then (``current`` [m/s] along x, negative: towards the anchor) as many of the
+    current's drag (at zero tension the chain carries only the funicular part of a load; the
+    drag would meet the bending stiffness alone); seabed penalty ``stiffness`` [N/m^2].
+    Returns ``s``, ``x``, ``z`` [m] and ``tension`` [N] at the nodes, the anchor's horizontal
+    reaction ``H`` [N], the fairlead's force on the line ``fairlead_force`` ``(F_x, F_z)``
+    [N] and position ``fairlead`` ``(x, z)`` [m], and ``wall_s`` [s] (bench/peers.py)."""
     curve, fairlead = reference_catenary()
     rod = Rod(SECTION, curve=curve, n_elements=n_elements, natural_curvature=(0.0, 0.0, 0.0))
     w = WET_WEIGHT
@@ -139,55 +115,11 @@ def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
     nodes = Nodes(model)
     s, q = nodes.gather_nodes()
     s_sig, _, _, _, n, _ = nodes.gather_stresses()
-    ends = s_sig.reshape(-1, 2)                      # the DG1 force at each element's ends
-    force = np.linalg.norm(n, axis=1).reshape(-1, 2)
-    tension = np.empty(s.size)
-    for i, si in enumerate(s):                       # linear in each element, averaged
-        on = np.flatnonzero((ends[:, 0] <= si + 1e-9) & (si <= ends[:, 1] + 1e-9))
-        r = (si - ends[on, 0]) / (ends[on, 1] - ends[on, 0])
-        tension[i] = np.mean((1.0 - r) * force[on, 0] + r * force[on, 1])
+    tension = node_tension(s, s_sig, n)
     anchor, top = res.reactions["clamp_0"], res.reactions["clamp_L"]
     return {"s": s, "x": q[:, 0], "z": q[:, 2], "tension": tension, "H": -anchor[0],
             "fairlead_force": np.array([top[0], top[2]]), "fairlead": fairlead[[0, 2]],
             "wall_s": wall}
-
-
-def write_csv(run: dict, path: Path) -> None:
-    """The profile: ``s, x, z, tension`` (m, m, m, N); its units in ``<name>_columns.json``."""
-    cols = {"s": "m", "x": "m", "z": "m", "tension": "N"}
-    with open(path, "w", newline="") as fh:
-        out = csv.writer(fh)
-        out.writerow(list(cols))
-        for row in zip(run["s"], run["x"], run["z"], run["tension"], strict=True):
-            out.writerow([f"{v:.10g}" for v in row])
-    write_columns_json(path, cols, meanings={
-        "s": "unstretched arc length from the anchor", "x": "horizontal position",
-        "z": "vertical position",
-        "tension": "effective tension: magnitude of the internal force, averaged over the "
-                   "elements at the node"})
-
-
-def elastic_catenary(x_f: float, z_f: float, length: float = LENGTH, w: float = WET_WEIGHT,
-                     ea: float = EA) -> tuple[float, float]:
-    """Horizontal tension H [N] and suspended (unstretched) length L_s [m] of the elastic
-    catenary on a frictionless seabed through the fairlead ``(x_f, z_f)`` [m] (Irvine 1981):
-    ``x_f = L - L_s + H L/EA + (H/w) asinh(w L_s/H)``,
-    ``z_f = (H/w)(sqrt(1 + (w L_s/H)^2) - 1) + w L_s^2/(2 EA)``."""
-
-    def height(h, ls):
-        return h / w * (math.hypot(1.0, w * ls / h) - 1.0) + w * ls ** 2 / (2.0 * ea)
-
-    def suspended(h):              # L_s from z_f at a given H (the height grows with L_s)
-        if height(h, length) <= z_f:
-            return length
-        return brentq(lambda ls: height(h, ls) - z_f, 0.0, length, xtol=1e-12)
-
-    def gap(h):
-        ls = suspended(h)
-        return length - ls + h * length / ea + h / w * math.asinh(w * ls / h) - x_f
-
-    h = brentq(gap, 1e-6 * w * length, 1e6 * w * length, xtol=1e-9)
-    return h, suspended(h)
 
 
 # %%
@@ -200,12 +132,12 @@ if __name__ == "__main__":
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     still = mooring(args.n_elements)
-    write_csv(still, args.out / "mooring.csv")
-    H, Ls = elastic_catenary(*still["fairlead"])
+    write_profile_csv(still, args.out / "mooring.csv")
+    H, Ls = elastic_catenary(*still["fairlead"], LENGTH, WET_WEIGHT, EA)
     print(f"still water: H = {still['H']:.6g} N (elastic catenary {H:.6g} N), fairlead "
           f"tension {np.linalg.norm(still['fairlead_force']):.6g} N "
           f"(catenary {math.hypot(H, WET_WEIGHT * Ls):.6g} N)")
     flow = mooring(args.n_elements, current=args.current)
-    write_csv(flow, args.out / "mooring_current.csv")
+    write_profile_csv(flow, args.out / "mooring_current.csv")
     print(f"current {args.current} m/s: H = {flow['H']:.6g} N, fairlead tension "
           f"{np.linalg.norm(flow['fairlead_force']):.6g} N; wrote {args.out}")

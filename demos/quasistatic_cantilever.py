@@ -17,17 +17,15 @@
 # quasistatic-cantilever`` (the registry reads this file).
 
 # %%
-import csv
 from pathlib import Path
 
 import numpy as np
 
 from fxrod import Clamp, EndLoad, Problem, Rod, RodModel, Section
-from fxrod.data import reference_path
 from fxrod.errors import check_range
-from fxrod.output.tables import write_columns_json
+from fxrod.problems.paper import write_centrelines
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import output_files, recorded, restart_of, wrote
 
 NAME = "quasistatic_cantilever"
@@ -93,59 +91,10 @@ def simulation(problem: Problem, out: Path | None, variant: str,
 
 # %% [markdown]
 # ## Against the exact solutions
-# The kept centrelines as one CSV, and the figure with the exact centrelines and tip paths.
+# The tips at the final load, the kept centrelines as one CSV
+# (:func:`fxrod.problems.paper.write_centrelines`) and the figure with the exact solutions.
 
 # %%
-def write_centrelines(sims: dict[str, Simulation], path: Path) -> Path:
-    """The kept centrelines of every variant as one CSV (``case, t, node, x, y, z`` [m])."""
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["case", "t", "node", "x", "y", "z"])
-        for variant, sim in sims.items():
-            for t, pts in sorted(sim.snapshots.items()):
-                for i, p in enumerate(pts):
-                    w.writerow([variant, repr(float(t)), i, *(repr(float(x)) for x in p)])
-    write_columns_json(path, {"case": "-", "t": "-", "node": "-", "x": "m", "y": "m", "z": "m"},
-                       meanings={"case": "variant (unconstrained or constrained)",
-                                 "t": "load factor of the kept centreline",
-                                 "node": "node index along the rod from s = 0",
-                                 **{x: f"node position, component {k}"
-                                    for k, x in enumerate("xyz", 1)}})
-    return path
-
-
-def figure(sims: dict[str, Simulation], path: Path) -> Path:
-    """Centrelines at :data:`TIMES` and the tip path of both variants, exact ones dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with open(reference_path("exact", "exact_centerlines.csv")) as fh:
-        exact = list(csv.DictReader(fh))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    for ax, (variant, sim) in zip(axes, sims.items(), strict=True):
-        for t, pts in sorted(sim.snapshots.items()):
-            ax.plot(pts[:, 0], pts[:, 1], "o-", ms=3, label=f"fxrod t = {t:g}")
-        ax.plot(sim.column("tip_1"), sim.column("tip_2"), "k.", ms=4, label="fxrod tip")
-        tipf = ("elastica_constrained_tip.csv" if VARIANTS[variant]
-                else "reissner_unconstrained_tip.csv")
-        tip = np.loadtxt(reference_path("exact", tipf), delimiter=",", skiprows=1)
-        ax.plot(tip[:, 1], tip[:, 2], "k-", lw=0.8, label="exact tip path")
-        rows = [r for r in exact if r["case"] == variant]
-        for t in sorted({float(r["t"]) for r in rows}):
-            xy = np.array([[float(r["x"]), float(r["y"])] for r in rows if float(r["t"]) == t])
-            ax.plot(xy[:, 0], xy[:, 1], "k--", lw=0.8)
-        ax.set(title=f"{variant} (dashed: exact)", aspect="equal", xlabel="x")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("y")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
 def finish(sims: dict[str, Simulation], out: Path | None, pictures: bool = True) -> Result:
     """Tips at the final load factor; the centrelines CSV and the figure (rank 0)."""
     sim0 = next(iter(sims.values()))
@@ -153,7 +102,9 @@ def finish(sims: dict[str, Simulation], out: Path | None, pictures: bool = True)
     if out is not None and sim0.comm.rank == 0:
         extra.append(write_centrelines(sims, out / f"{NAME}_centrelines.csv"))
         if pictures:
-            extra.append(figure(sims, out / f"{NAME}.png"))
+            from fxrod.viz.figures import quasistatic_cantilever_figure
+
+            extra.append(quasistatic_cantilever_figure(sims, VARIANTS, out / f"{NAME}.png"))
     s = {"t": float(sim0.rows[-1]["t"])}
     lines = []
     for variant, sim in sims.items():
@@ -185,13 +136,4 @@ CASE = Case("quasistatic-cantilever", "Ex. 6.3: Reissner rod and Euler elastica 
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    sims = {}
-    for variant, constrained in VARIANTS.items():
-        prob = problem(args.n_elements, constrained, args.h, args.t_end, args.evaluation)
-        with exit_on_signal(NAME, prob.model.comm), \
-                simulation(prob, args.out, variant, args.quiet, **control(args)) as sim:
-            sims[variant] = sim
-            sim.run(prob.t_end)
-    result = finish(sims, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

@@ -8,11 +8,8 @@
 #
 #     python demos/right_angle_cantilever.py [--out DIR] [--quick] [--n-elements 10] [--h 0.1]
 #
-# Writes ``DIR/right_angle_cantilever.csv`` (standard columns, ``tip_*`` the free end, and
-# ``elbow_1..3`` [m]), a ParaView series and ``DIR/right_angle_cantilever.png``. The same
-# case runs as ``fxrod run right-angle-cantilever`` (the registry reads this file). Summary
-# keys: ``H_after`` [J] (energy at t = 2), ``H_drift`` [J] (largest change of H after the
-# pulse), ``elbow_3_min``, ``elbow_3_max``, ``tip_3_min``, ``tip_3_max`` [m].
+# Writes ``DIR/right_angle_cantilever.csv`` (standard columns and the elbow ``elbow_1..3``
+# [m]), a ParaView series and a picture; ``fxrod run right-angle-cantilever`` runs the same.
 
 # %%
 from pathlib import Path
@@ -34,14 +31,12 @@ from fxrod import (
 from fxrod.errors import ParameterError
 from fxrod.runs.probes import ColumnProbe
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import frame_times, output_files, recorded, wrote
 
 NAME = "right_angle_cantilever"
-#: Peak of the force pulse at t = 1, and the end of the pulse [s].
-PEAK, T_PULSE = 50.0, 2.0
-#: Case-specific CSV columns: the elbow position [m].
-COLUMNS: dict[str, str] = {f"elbow_{i}": "m" for i in (1, 2, 3)}
+PEAK, T_PULSE = 50.0, 2.0  # peak of the force pulse at t = 1, and its end [s]
+COLUMNS: dict[str, str] = {f"elbow_{i}": "m" for i in (1, 2, 3)}  # the elbow position [m]
 
 OPTIONS = (
     Option("n_elements", 10, "-", "elements per leg", bounds="[1, inf)"),
@@ -108,8 +103,7 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
 
 # %% [markdown]
 # ## After the pulse
-# The energy after the pulse and its drift, the ranges of the out-of-plane motion of the
-# elbow and the tip, and the picture.
+# The energy after the pulse and its drift, the out-of-plane ranges of elbow and tip.
 
 # %%
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
@@ -122,13 +116,10 @@ def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
             for f in (np.min, np.max)}}
     files = output_files(sim)
     if out is not None and rank == 0 and pictures:
-        from fxrod import viz
+        from fxrod.viz.figures import kept_snapshots
 
-        times = sorted(sim.snapshots)
-        files.append(Path(viz.snapshot_figure([sim.snapshots[k] for k in times], times,
-                                              out / f"{NAME}.png", radius=0.3,
-                                              title="right-angle cantilever",
-                                              azimuth=-60.0, elevation=25.0)))
+        files.append(kept_snapshots(sim, out / f"{NAME}.png", radius=0.3, azimuth=-60.0,
+                                    elevation=25.0, title="right-angle cantilever"))
     text = (f"{NAME}: H after the pulse {s['H_after']:.6f}, drift {s['H_drift']:.2e}; "
             f"elbow u3 in [{s['elbow_3_min']:.3f}, {s['elbow_3_max']:.3f}], tip u3 in "
             f"[{s['tip_3_min']:.3f}, {s['tip_3_max']:.3f}]")
@@ -155,10 +146,4 @@ CASE = Case("right-angle-cantilever", "two rods welded at a right angle, hit out
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.h, args.t_end)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

@@ -2,22 +2,17 @@
 # # Pneumatic soft robotic arm (Kinon, Eugster & Betsch 2026, Ex. 6.4).
 #
 # A silicone arm hangs clamped at the origin along e3. Three pressure chambers run along it;
-# a chamber at pressure pushes its end caps apart with the force tau_k <= 0 [N] acting along
-# the arm at its offset: an axial force and a bending moment on the section, fed in through
-# an actuation port (the CSV column ``port_work`` is the work the chambers do). The circle
-# input (79)-(80) bends the arm towards +e1, turns the bending direction once around (the
-# tip draws a circle at nearly constant height) and straightens it again; the heart input
-# (81) draws a cardioid. Energy-consistent midpoint rule, h = 0.05 s.
+# a chamber pushes its end caps apart with the force tau_k <= 0 [N] at its offset (an axial
+# force and a bending moment, fed in through an actuation port: ``port_work`` in the CSV).
+# The circle input (79)-(80) makes the tip draw a circle at nearly constant height; the
+# heart input (81) a cardioid. Energy-consistent midpoint rule, h = 0.05 s.
 #
 #     python demos/soft_arm.py [--path circle|heart] [--out DIR] [--quick]
 #     mpirun -n 2 python demos/soft_arm.py --path heart
 #
-# ``--quick`` stops at t = 1 s; ``fxrod run soft-arm`` runs the same. Writes
-# ``DIR/soft_arm_<path>.csv`` (standard columns and the chamber forces ``tau_1..3`` [N]),
-# ``.pvd`` (every step), ``.png`` (snapshots every 0.5 s and the tip path, as the paper's
-# Fig. 16) and ``.gif``. Summary keys: ``t`` [s], ``steps``, ``tip_1..3`` [m], ``z_min``,
-# ``z_max`` [m] (tip height over the revolution [t1, t2] of the circle, the whole heart run),
-# ``max_relative_energy_residual`` (``|residual| / max(1, H)``), ``port_work`` [J].
+# Writes ``DIR/soft_arm_<path>.csv`` (standard columns and the chamber forces ``tau_1..3``
+# [N]), a ParaView series and pictures (snapshots every 0.5 s and the tip path, as the
+# paper's Fig. 16); ``fxrod run soft-arm`` runs the same case (``--quick``: t = 1 s).
 
 # %%
 import dataclasses
@@ -32,11 +27,10 @@ from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.problems.soft_arm import PATHS, SOFT_ARM, SoftArmParameters, chamber_forces
 from fxrod.runs.probes import ColumnProbe
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import last_row, output_files, recorded, tip_path, wrote
 
 NAME = "soft_arm"
-PICTURE_EVERY = 0.5   #: snapshot interval of the figure [s]
 OPTIONS = (
     Option("path", "circle", "-", "input path of the tip", choices=PATHS),
     Option("t_end", SOFT_ARM.t_end, "s", "end time", bounds="(0, inf)"),
@@ -48,22 +42,15 @@ OPTIONS = (
 )
 
 
-def parameters(chamber_radius: float = SOFT_ARM.chamber_radius,
-               rho: float = SOFT_ARM.rho) -> SoftArmParameters:
-    """``SOFT_ARM`` (fxrod.problems.soft_arm: Table 4, identified r_k and rho) with the
-    chamber offset [m] and density [kg/m^3] of the options."""
-    return dataclasses.replace(SOFT_ARM, chamber_radius=chamber_radius, rho=rho)
-
-
 # %% [markdown]
 # ## The model
-# The section is solid silicone, diameter 0.06 m (E = 0.6 MPa, nu = 0.35, rho = 1000
-# kg/m^3, ``p.section``). The arm runs from the origin along e3 with ``d1 = -e1, d2 = -e2``
-# (theory §4.4). The chambers sit at the material offsets r_k (cos alpha_k, sin alpha_k),
-# alpha_k = pi/6, 5 pi/6, 3 pi/2; with r_k = 0.065 m they lie outside the 0.03 m section
-# (the published geometry is inconsistent, theory §4.4), so the offset check is switched
-# off on purpose. The inputs ``tau_k = f(t)/2 (1 + cos(theta(t) - alpha_k))`` are
-# sign-checked on a 1 ms grid before any form is compiled.
+# ``SOFT_ARM`` (fxrod.problems.soft_arm: Table 4, the identified r_k and rho) with the
+# options' chamber offset and density.
+# Solid silicone, diameter 0.06 m (E = 0.6 MPa, nu = 0.35, rho = 1000 kg/m^3,
+# ``p.section``), from the origin along e3 with ``d1 = -e1, d2 = -e2`` (theory §4.4). The
+# chambers sit at r_k (cos alpha_k, sin alpha_k), alpha_k = pi/6, 5 pi/6, 3 pi/2; r_k =
+# 0.065 m lies outside the section (the published geometry, theory §4.4), so the offset
+# check is off on purpose. The inputs are sign-checked on a 1 ms grid before compiling.
 
 # %%
 def arm(p: SoftArmParameters = SOFT_ARM, n_elements: int | None = None) -> Rod:
@@ -74,8 +61,7 @@ def arm(p: SoftArmParameters = SOFT_ARM, n_elements: int | None = None) -> Rod:
 
 def chambers(forces: Sequence, p: SoftArmParameters = SOFT_ARM, formulation: str = "material",
              check_times: Sequence[float] | None = None) -> Actuation:
-    """The three chambers at ``p.offsets`` driven by ``forces[k]`` [N] (callables, tables or
-    numbers)."""
+    """The three chambers at ``p.offsets`` driven by ``forces[k]`` [N]."""
     return Actuation([PressureChamber(p.offsets[k], forces[k], name=f"chamber {k + 1}")
                       for k in range(3)], allow_offset_outside=True, formulation=formulation,
                      check_times=check_times)
@@ -122,18 +108,10 @@ def finish(sim: Simulation, out: Path | None, path: str = "circle",
     rank, tip, t = sim.comm.rank, tip_path(sim), sim.column("t")
     figs = []
     if pictures and out is not None and rank == 0:
-        from fxrod import viz
+        from fxrod.viz.figures import soft_arm_pictures
 
-        times = [ts for ts in sorted(sim.snapshots)
-                 if abs(ts / PICTURE_EVERY - round(ts / PICTURE_EVERY)) < 1e-9]
-        figs.append(viz.snapshot_figure([sim.snapshots[ts] for ts in times], times,
-                                        out / f"{sim.name}.png", radius=0.004,
-                                        title=f"soft arm, {path} input", extra_lines=[tip]))
-        frames = sorted(sim.snapshots)[::2]
-        figs.append(viz.animation([sim.snapshots[ts] for ts in frames], frames,
-                                  out / f"{sim.name}.gif", radius=0.004, trail=tip[::2]))
-    H = sim.column("H")
-    res = np.abs(sim.column("energy_residual")[1:]) / np.maximum(1.0, H[1:])
+        figs = soft_arm_pictures(sim, out, f"soft arm, {path} input", tip)
+    res = np.abs(sim.column("energy_residual")[1:]) / np.maximum(1.0, sim.column("H")[1:])
     lo, hi = (p.t1, min(p.t2, t[-1])) if path == "circle" else (0.0, t[-1])
     rev = (t >= lo - 1e-9) & (t <= hi + 1e-9)
     s = last_row(sim, ("t", "tip_1", "tip_2", "tip_3", "port_work"))
@@ -141,10 +119,9 @@ def finish(sim: Simulation, out: Path | None, path: str = "circle",
              z_max=float(tip[rev, 2].max()), max_relative_energy_residual=float(res.max()))
     files = output_files(sim, *figs)
     text = (f"{sim.name}: {s['steps']} steps; tip at t = {s['t']:g}: ({s['tip_1']:.6f}, "
-            f"{s['tip_2']:.6f}, {s['tip_3']:.6f}) m; z in [{s['z_min']:.5f}, "
-            f"{s['z_max']:.5f}] m for t in [{lo:g}, {hi:g}] s; max |energy residual|/max(1, H)"
-            f" = {s['max_relative_energy_residual']:.2e}; chamber work "
-            f"{s['port_work']:.6g} J")
+            f"{s['tip_2']:.6f}, {s['tip_3']:.6f}) m; z in [{s['z_min']:.5f}, {s['z_max']:.5f}]"
+            f" m for t in [{lo:g}, {hi:g}] s; max |energy residual|/max(1, H) = "
+            f"{s['max_relative_energy_residual']:.2e}; chamber work {s['port_work']:.6g} J")
     return Result(CASE.name, s, "\n".join(filter(None, (text, wrote(files)))),
                   {sim.name: sim}, files, rank=rank)
 
@@ -153,7 +130,7 @@ def run(out: Path | None, *, pictures: bool, quiet: bool, path: str, t_end: floa
         n_elements: int, chamber_radius: float, rho: float, comm=None,
         **control) -> Result:
     """Build, run and post-process (the options of :data:`OPTIONS`) on ``comm``."""
-    p = parameters(chamber_radius, rho)
+    p = dataclasses.replace(SOFT_ARM, chamber_radius=chamber_radius, rho=rho)
     prob = problem(path, n_elements, t_end, p, comm=comm)
     with simulation(prob, out, path, p, quiet=quiet, **control) as sim:
         sim.run(prob.t_end)
@@ -169,11 +146,4 @@ CASE = Case("soft-arm", "Ex. 6.4: pneumatic three-chamber soft arm, --path circl
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    p = parameters(args.chamber_radius, args.rho)
-    prob = problem(args.path, args.n_elements, args.t_end, p)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.path, p, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, args.path, p, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

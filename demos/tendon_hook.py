@@ -13,12 +13,8 @@
 #     python demos/tendon_hook.py [--out DIR] [--quick] [--n-elements 16] [--steps 10]
 #     mpirun -n 2 python demos/tendon_hook.py
 #
-# ``--quick`` uses 8 elements and 5 load steps; ``fxrod run tendon-hook`` runs the same.
-# Writes ``DIR/tendon_hook.csv`` (standard columns, ``tension`` [N] and the closed-form tip
-# ``tip_exact_1..3`` [m]), ``DIR/tendon_hook.png`` (load steps, closed form in black) and
-# ``DIR/tendon_hook.gif``. Summary keys: ``tension`` [N], ``steps``, ``n_elements``,
-# ``error_position`` (``max |phi - phi_exact| / L``), ``error_directors``
-# (``max |d_k - d_k,exact|``).
+# Writes ``DIR/tendon_hook.csv`` (standard columns, ``tension`` [N], the closed-form tip
+# ``tip_exact_1..3`` [m]) and pictures; ``fxrod run tendon-hook`` runs the same case.
 
 # %%
 import dataclasses
@@ -30,10 +26,10 @@ import numpy as np
 from fxrod import Actuation, Clamp, Problem, Rod, RodModel, Tendon
 from fxrod.errors import check_int_min
 from fxrod.output.tables import LoadParameter
-from fxrod.problems.soft_arm import HOOK, HookParameters, tendon_hook_exact
+from fxrod.problems.soft_arm import HOOK, HookParameters, end_state_error, tendon_hook_exact
 from fxrod.runs.probes import ColumnProbe
 from fxrod.runs.simulation import Simulation
-from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result, control, exit_on_signal
+from fxrod.studies.cases import RUN_CONTROL, Case, Option, Result
 from fxrod.studies.cases.common import output_files, recorded, wrote
 
 NAME = "tendon_hook"
@@ -107,39 +103,19 @@ def simulation(problem: Problem, out: Path | None, quiet: bool = True,
 
 # %% [markdown]
 # ## Against the closed form
-# Errors of the final centreline and directors at the nodes; the pictures.
+# Errors of the final centreline and directors at the nodes
+# (:func:`fxrod.problems.soft_arm.end_state_error`); the load steps and their animation.
 
 # %%
-def end_state_error(sim: Simulation, p: HookParameters = HOOK) -> tuple[float, float] | None:
-    """``max |phi - phi_exact| / L`` and ``max |d_k - d_k,exact|`` at the nodes (rank 0,
-    None elsewhere)."""
-    g = sim.centreline()
-    if g is None:
-        return None
-    s, q = g
-    phi, R = tendon_hook_exact(p, s=s)
-    e_pos = float(np.max(np.linalg.norm(q[:, 0:3] - phi, axis=1))) / p.length
-    d = q[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1)   # columns d_k
-    return e_pos, float(np.max(np.abs(d - R)))
-
-
 def finish(sim: Simulation, out: Path | None, pictures: bool = True) -> Result:
     """End-state errors; the load steps with the closed form and their animation."""
     rank, p = sim.comm.rank, parameters(sim.model)
     err = sim.comm.bcast(end_state_error(sim, p), root=0)   # collective
     figs = []
     if pictures and out is not None and rank == 0:
-        from fxrod import viz
+        from fxrod.viz.figures import tendon_hook_pictures
 
-        times = sorted(sim.snapshots)
-        frames = [sim.snapshots[t] for t in times]
-        exact = tendon_hook_exact(p, s=np.linspace(0.0, p.length, 101))[0]
-        figs.append(viz.snapshot_figure(
-            frames, times, out / f"{NAME}.png", radius=p.radius / 3, azimuth=0.0,
-            elevation=0.0, title=f"tendon hook, T = 0 ... {p.tension:.3g} N "
-                                 "(black: closed form)", extra_lines=[exact]))
-        figs.append(viz.animation(frames, times, out / f"{NAME}.gif", radius=p.radius / 3,
-                                  azimuth=0.0, elevation=0.0, fps=4))
+        figs = tendon_hook_pictures(sim, out, NAME, p)
     s = {"tension": float(sim.rows[-1]["tension"]), "steps": sim.integ.step_count,
          "n_elements": p.n_elements, "error_position": err[0], "error_directors": err[1]}
     files = output_files(sim, *figs)
@@ -168,10 +144,4 @@ CASE = Case("tendon-hook", "a tendon curls a silicone finger into a hook; checke
 
 # %%
 if __name__ == "__main__":
-    args = CASE.parse_args()
-    prob = problem(args.n_elements, args.steps, args.formulation)
-    with exit_on_signal(NAME, prob.model.comm), \
-            simulation(prob, args.out, args.quiet, **control(args)) as sim:
-        sim.run(prob.t_end)
-    result = finish(sim, args.out, pictures=args.pictures)
-    raise SystemExit(result.report(args.quiet))
+    raise SystemExit(CASE.main())

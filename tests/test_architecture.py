@@ -110,12 +110,21 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.analysis.adjoint": (8, "gradients of runs by the discrete adjoint"),
     "fxrod.analysis.optimize": (8, "optimisation over adjoint parameters (L-BFGS-B)"),
     # -- ready problems and pictures
-    "fxrod.problems": (9, "the data of ready problems that several places need (the "
-                          "problems themselves are built in the demos)"),
+    "fxrod.problems": (9, "the data and read-outs of ready problems that several places need "
+                          "(the problems themselves are built in the demos)"),
     "fxrod.problems.paper": (9, "the data of the paper's examples (settings, sections)"),
-    "fxrod.problems.soft_arm": (9, "the soft arm's and the tendon hook's data, inputs and "
-                                  "closed forms"),
+    "fxrod.problems.soft_arm": (9, "the soft arm's and the tendon hook's data, inputs, closed "
+                                  "forms and the read-outs of the demos built on them"),
+    "fxrod.problems.ancf_graded": (9, "the graded ANCF cantilever's tables and fingerprint"),
+    "fxrod.problems.capstan": (9, "the capstan's rope, first iterate and tension ratio"),
+    "fxrod.problems.hamel": (9, "the Hamel free beam's checkpoint fingerprint and ParaView frames"),
+    "fxrod.problems.lee_frame": (9, "the table of Lee's frame along the continuation path"),
+    "fxrod.problems.locomotion": (9, "the swimmer's and the snake's speeds and CSVs"),
+    "fxrod.problems.mooring": (9, "the mooring line's tension, profile CSV and elastic catenary"),
+    "fxrod.problems.optimal_actuation": (9, "L-BFGS-B with its log, inputs table, tip errors"),
+    "fxrod.problems.plectoneme": (9, "the plectoneme's twist columns, slope and plateau"),
     "fxrod.viz": (9, "pictures: pyvista snapshots and animations, matplotlib series"),
+    "fxrod.viz.figures": (9, "the pictures of the demos, one function per figure"),
     # -- studies
     "fxrod.studies": (10, "studies over ready problems"),
     "fxrod.studies.cases": (10, "the case registry: the demos that define a case, read from "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxrod.problems.capstan import tension_ratio
 from fxrod.studies.cases import CASES, demo
 from tests.claims import assert_claim
 
@@ -44,4 +45,4 @@ def test_regularised_friction_at_the_regularisation_velocity():
         sim.run(prob.t_end)
     # 2e-3: the step-to-step spread of the discrete capstan while sliding (nodes entering
     # and leaving the arc: T_out within +-0.2 % between steps, measured at both eps)
-    assert case.tension_ratio(sim) == pytest.approx(np.exp(mu * theta / np.sqrt(2)), rel=2e-3)
+    assert tension_ratio(sim, case.T_IN) == pytest.approx(np.exp(mu * theta / np.sqrt(2)), rel=2e-3)

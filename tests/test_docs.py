@@ -128,8 +128,7 @@ def test_a_demo_runs_as_a_notebook(tmp_path):
     argv = ["bend45", "--quick", "--no-pictures", "--quiet", "--out", str(tmp_path)]
     nb.cells.insert(0, nbformat.v4.new_code_cell(f"import sys\nsys.argv = {argv!r}"))
     last = nb.cells[-1]
-    last.source = last.source.replace("raise SystemExit(result.report(args.quiet))",
-                                      "status = result.report(args.quiet)")
+    last.source = last.source.replace("raise SystemExit(CASE.main())", "status = CASE.main()")
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT)}}).execute()
     from fxrod.output.tables import read_csv

@@ -53,6 +53,7 @@ from fxrod.core.obstacles import HalfSpace
 from fxrod.core.rod import Rod, VaryingSection
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
+from fxrod.problems.locomotion import write_snake_csv, write_swimmer_csv
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
@@ -265,7 +266,7 @@ def test_swimmer_speed_against_resistive_force_theory(tmp_path):
     u_inf = (swimmer.C_N / swimmer.C_T - 1.0) * eps ** 2 * swimmer.FREQUENCY \
         * swimmer.WAVELENGTH / 2.0
     assert abs(swimmer.swimming_speed(run) / u_inf - 1.0) > 2.0 * budget   # recoil matters
-    swimmer.write_csv(run, tmp_path / "swimmer.csv")
+    write_swimmer_csv(run, tmp_path / "swimmer.csv")
     rows = np.genfromtxt(tmp_path / "swimmer.csv", delimiter=",", names=True)
     assert list(rows.dtype.names) == ["t", "x_1", "x_2", "x_3", "speed"]
     assert np.allclose(rows["x_1"], run["x"][:, 0], rtol=1e-9, atol=1e-12)
@@ -444,7 +445,7 @@ def test_snake_moves_forward_and_the_ledger_closes(tmp_path):
     froude = S.LENGTH / (S.PERIOD ** 2 * S.G * S.MU_F)
     assert abs(iso[0]) <= froude * U, (iso, U)
     assert 0.35 <= iso[1] / iso[0] <= 0.65, iso
-    path = S.write_csv(run, tmp_path / "snake.csv")
+    path = write_snake_csv(run, tmp_path / "snake.csv")
     rows = np.genfromtxt(path, delimiter=",", names=True)
     assert list(rows.dtype.names)[:5] == ["t", "com_1", "com_2", "com_3", "speed"]
     assert np.allclose(rows["com_1"], run["x"][:, 0], rtol=1e-9, atol=1e-12)

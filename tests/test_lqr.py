@@ -189,7 +189,7 @@ def test_tip_control_demo_quick(tmp_path, monkeypatch):
     res = np.abs(sim.column("energy_residual")[1:])
     scale = np.maximum.reduce([np.abs(sim.column(c)) for c in ("H", "port_work",
                                                                "external_work")])[1:]
-    bound = newton_bound(g["settings"], np.array(g["efforts"])) + roundoff(scale)
+    bound = newton_bound(g["settings"], np.array(g["effort"].values)) + roundoff(scale)
     print(f"max |residual| / bound {np.max(res / bound):.2e}")
     assert np.all(res <= bound)
     assert abs(sim.column("port_work")[-1]) > 1e-3

@@ -46,6 +46,7 @@ from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.supports import Clamp
 from fxrod.errors import ParameterError
+from fxrod.problems.mooring import elastic_catenary, write_profile_csv
 from fxrod.runs.integrators import Integrator
 from fxrod.runs.simulation import Simulation
 from fxrod.solvers.settings import SolverSettings
@@ -102,7 +103,7 @@ def _catenary(x_f: float, z_f: float, ea: float = mooring.EA) -> tuple[float, fl
     fairlead (module docstring): Newton on the two equations, started from the demo's
     solution of them (an independent implementation of Irvine's formulas)."""
     w, L = mooring.WET_WEIGHT, mooring.LENGTH
-    H, Ls = mooring.elastic_catenary(x_f, z_f)
+    H, Ls = elastic_catenary(x_f, z_f, L, w, mooring.EA)
     for _ in range(50):
         r = np.array([L - Ls + H * L / ea + H / w * math.asinh(w * Ls / H) - x_f,
                       H / w * (math.hypot(1.0, w * Ls / H) - 1.0) + w * Ls ** 2 / (2 * ea)
@@ -174,7 +175,7 @@ def test_mooring_line_is_the_elastic_catenary(tmp_path):
     assert np.max(np.abs(run["z"] - z_ref)) <= tol_z, (np.max(np.abs(run["z"] - z_ref)), tol_z)
     assert np.max(np.abs(run["x"] - x_ref)) <= tol_z
     assert abs(_catenary(x_f, z_f, ea=math.inf)[0] - H) >= 20 * tol_HV[0]
-    mooring.write_csv(run, tmp_path / "mooring.csv")
+    write_profile_csv(run, tmp_path / "mooring.csv")
     rows = np.genfromtxt(tmp_path / "mooring.csv", delimiter=",", names=True)
     assert rows.dtype.names == ("s", "x", "z", "tension")
     assert rows["tension"][0] == pytest.approx(run["H"], rel=tol_HV[0] / H)

@@ -1,5 +1,6 @@
 """A newcomer's path, end to end: copy a demo, change its section and its load, run it, plot
-its CSV and compute the modes of one's own copy (``fxrod modes copy.py:problem``).
+its CSV and compute the modes of one's own copy (``fxrod modes copy.py:problem``); and every
+demo short enough to read and copy (issue 40: 60 to 150 lines, the model in plain sight).
 
 The copy is the helical spring (demos/helix_spring.py) with a thicker wire (radius 1.5 mm
 instead of 1 mm) and a smaller force (5 N instead of 50 N). Its first load step must give
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from tests.conftest import ROOT, assert_picture
 
+#: Lines of a demo (issue 40): long enough to show the model, short enough to copy.
+DEMO_LINES = (60, 150)
 RADIUS, FORCE = 1.5e-3, 5.0                    # the newcomer's wire radius [m] and force [N]
 E, NU, SHEAR = 2e11, 0.3, 0.9                  # the demo's steel and shear factor
 COIL, PITCH, TURNS = 0.01, 0.004, 5.0          # the demo's helix [m, m, -]
@@ -72,3 +75,13 @@ def test_copy_a_demo_change_section_and_load_plot_and_modes(tmp_path):
         table = list(csv.DictReader(f))
     freq = [float(r["frequency"]) for r in table]               # [Hz]
     assert len(freq) == 4 and all(f > 0.0 for f in freq) and freq == sorted(freq), freq
+
+
+def test_every_demo_has_60_to_150_lines():
+    """Every ``demos/*.py`` has :data:`DEMO_LINES` lines: its figures and shared read-outs
+    live in ``fxrod.viz.figures`` and ``fxrod.problems``, the model stays in the demo."""
+    lengths = {p.name: len(p.read_text(encoding="utf-8").splitlines())
+               for p in sorted((ROOT / "demos").glob("*.py"))}
+    assert len(lengths) >= 16
+    lo, hi = DEMO_LINES
+    assert {n: k for n, k in lengths.items() if not lo <= k <= hi} == {}

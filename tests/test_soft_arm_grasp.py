@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxrod.problems.soft_arm import contact_onset, grasp_gap, grasp_onset_force
 from fxrod.studies.cases import CASES, demo
 from tests.claims import assert_claim, assert_printed
 
@@ -65,8 +66,9 @@ def test_penetration_bounds(quick):
 def test_onset_against_the_static_arc(quick):
     s = quick.summary
     # exact arc: the amplitude at which it touches, against a direct check of its gap
-    f_star = case.onset_force(-150.0)
-    assert case.free_gap(0.999 * f_star) > 0.0 > case.free_gap(1.001 * f_star)
+    cyl = (case.CENTRE, case.AXIS, case.CYLINDER_RADIUS)
+    f_star = grasp_onset_force(-150.0, *cyl)
+    assert grasp_gap(0.999 * f_star, *cyl) > 0.0 > grasp_gap(1.001 * f_star, *cyl)
     assert_printed("grasp-onset", s["onset_time"])
     assert_printed("grasp-onset-exact", s["onset_time_exact"])
     assert_printed("grasp-lag", s["onset_time"] / s["onset_time_exact"] - 1.0)
@@ -80,7 +82,7 @@ def test_onset_converges_with_a_slower_ramp():
         prob = case.problem(h=h, ramp=ramp, t_end=0.35 * ramp)
         with case.simulation(prob, None, ramp=ramp) as sim:
             sim.run(prob.t_end)
-        errors.append(case.measured_onset(sim) / case.onset_time(-150.0, ramp) - 1.0)
+        errors.append(contact_onset(sim) / case.onset_time(-150.0, ramp) - 1.0)
     assert 0.0 < errors[1] < 5e-3
     assert errors[1] < errors[0] / 4
 

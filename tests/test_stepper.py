@@ -43,6 +43,7 @@ from fxrod.errors import ConvergenceError, ParameterError
 from fxrod.hamel import HamelBeam, HamelStepper, example2, series
 from fxrod.hamel import run as hamel_run
 from fxrod.output.tables import read_csv
+from fxrod.problems.hamel import fingerprint
 from fxrod.problems.paper import PAPER_SETTINGS
 from fxrod.runs.checkpoint import companion_fingerprint
 from fxrod.runs.integrators import Integrator
@@ -72,7 +73,7 @@ def _ancf_stepper() -> CentralDifferenceStepper:
 def _hamel_stepper() -> HamelStepper:
     """Example 2 of the HFVI paper (free beam, 9 elements), h = 1e-4 s."""
     beam = example2(1e-4)
-    return HamelStepper(beam, HAMEL.fingerprint(beam))
+    return HamelStepper(beam, fingerprint(beam))
 
 
 def _sim(kind: str, out: Path, **kw) -> tuple[Simulation, float]:

@@ -114,6 +114,21 @@ class Nodes:
         order = np.argsort(s, kind="stable")
         return s[order], qq[order]
 
+    def centre_of_mass(self, root: int = 0) -> np.ndarray | None:
+        """Centre of mass [m] (3,) of a uniform rod on ``root`` (None elsewhere): the mean
+        of its P2 centreline over s (Simpson's rule on every element, exact for the quadratic
+        interpolation)."""
+        gathered = self.gather_nodes(root)
+        if gathered is None:
+            return None
+        s, q = gathered
+        w = np.zeros(s.size)
+        w[0:-1:2] += 1.0
+        w[1::2] += 4.0
+        w[2::2] += 1.0
+        w *= (s[2] - s[0]) / 6.0
+        return w @ q[:, 0:3] / (s[-1] - s[0])
+
     def gather_stresses(self, root: int = 0):
         """Stress resultants at the element ends, gathered to ``root`` (None elsewhere).
 

@@ -3,6 +3,10 @@ tendon hook, the arm's input paths and the exact static solutions used to check 
 units throughout). The models are assembled in plain sight in ``demos/soft_arm.py`` and
 ``demos/tendon_hook.py`` (``fxrod.studies.cases.demo("soft_arm").problem(...)``).
 
+The read-outs of the demos built on them: the hook's end state against its closed form
+(:func:`end_state_error`), the tip-control table and summary (``demos/tip_control.py``), and
+the grasp's exact contact onset, measured onset and summary (``demos/soft_arm_grasp.py``).
+
 Soft arm (theory §4.4): a silicone rod of length 0.1755 m, diameter d = 0.06 m, E = 6e5 Pa,
 nu = 0.35, clamped at the origin along e3 with directors ``d1 = -e1, d2 = -e2, d3 = e3``
 (director-orientation note of theory §4.4), three chambers at the material offsets
@@ -308,3 +312,132 @@ def tendon_hook_exact(p: HookParameters = HOOK, tension: float | None = None,
             phis.append(ph[0])
             Rs.append(R[0])
     return np.array(phis), np.array(Rs)
+
+
+def end_state_error(sim, p: HookParameters = HOOK) -> tuple[float, float] | None:
+    """The hook's end state against :func:`tendon_hook_exact`: ``max |phi - phi_exact| / L``
+    [-] and ``max |d_k - d_k,exact|`` [-] at the nodes of the run ``sim``
+    (:class:`fxrod.runs.simulation.Simulation`; rank 0, None elsewhere)."""
+    g = sim.centreline()
+    if g is None:
+        return None
+    s, q = g
+    phi, R = tendon_hook_exact(p, s=s)
+    e_pos = float(np.max(np.linalg.norm(q[:, 0:3] - phi, axis=1))) / p.length
+    d = q[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1)   # columns d_k
+    return e_pos, float(np.max(np.abs(d - R)))
+
+
+def write_tip_csv(path, sim, target: np.ndarray) -> None:
+    """A tip-control table (``demos/tip_control.py``): ``t`` [s], ``tip_1..3`` of the run
+    ``sim`` and ``target_1..3`` [m], one row a recorded time, with its units file."""
+    import csv
+
+    from fxrod.output.tables import write_columns_json
+
+    columns = {"t": "s", **{f"{c}_{k}": "m" for c in ("tip", "target") for k in (1, 2, 3)}}
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(list(columns))
+        w.writerows(np.column_stack([sim.column("t"), *(sim.column(f"tip_{k}") for k in
+                                                         (1, 2, 3)), target]).tolist())
+    write_columns_json(path, columns, meanings={
+        **{f"target_{k}": f"target of the tip, component {k}" for k in (1, 2, 3)}})
+
+
+def tip_control_summary(sim, target: np.ndarray, efforts, atol: float, clipped: int,
+                        t_tracking: float) -> str:
+    """The read-out of a tip-control run ``sim`` (``demos/tip_control.py``) against its
+    ``target`` [m] (one row a recorded time): the tip error [mm] at the start and the end,
+    the largest after ``t_tracking`` [s], the clipped steps, and the energy balance (the
+    largest residual [J] and its ratio to ``atol |e|_2``, ``efforts`` the steps' ``|e|_2``),
+    with the port and external work [J]."""
+    t = sim.column("t")
+    tip = np.column_stack([sim.column(f"tip_{k}") for k in (1, 2, 3)])
+    error = np.linalg.norm(tip - target, axis=1)
+    residual = np.abs(sim.column("energy_residual")[1:])
+    ratio = np.max(residual / (atol * np.array(efforts)))
+    lines = [f"tip error {1e3 * error[0]:.2f} mm at t = 0, {1e3 * error[-1]:.2f} mm at "
+             f"t = {t[-1]:.2f} s; clipped steps {clipped}"]
+    tracking = t > t_tracking
+    if np.any(tracking):
+        lines.append(f"while tracking the circle (t > {t_tracking:g} s): max tip error "
+                     f"{1e3 * error[tracking].max():.2f} mm")
+    lines.append(f"energy balance: max |residual| {residual.max():.2e} J = {ratio:.2e} of "
+                 f"atol |e|_2; port work {sim.column('port_work')[-1]:.4e} J, "
+                 f"external work {sim.column('external_work')[-1]:.4e} J")
+    return "\n".join(lines)
+
+
+def one_side_forces(f: float, p: SoftArmParameters = SOFT_ARM) -> np.ndarray:
+    """``tau_k = f/2 (1 + cos alpha_k)`` [N], k = 1..3: the amplitude ``f`` [N] in the bending
+    direction theta = 0 of (79) (towards +e1)."""
+    return 0.5 * f * (1.0 + np.cos(p.alphas))
+
+
+def grasp_gap(f: float, centre, axis, radius: float, p: SoftArmParameters = SOFT_ARM,
+              n_points: int = 2001) -> float:
+    """Smallest surface gap [m] between a cylinder (a point ``centre`` of its axis [m], the
+    axis direction ``axis``, radius ``radius`` [m]) and the exact static arc of the
+    unobstructed arm under :func:`one_side_forces` of the amplitude ``f`` [N] (constant
+    strains, :func:`static_strains`, :func:`constant_strain_curve`)."""
+    gamma, kappa = static_strains(p.section, one_side_forces(f, p), p.offsets)
+    R0 = np.column_stack([[-1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]])   # d1, d2, d3
+    phi, _ = constant_strain_curve(gamma, kappa, np.linspace(0.0, p.length, n_points), R0=R0)
+    d = phi - np.asarray(centre)
+    d -= np.outer(d @ np.asarray(axis), axis)
+    return float(np.min(np.linalg.norm(d, axis=1))) - radius - 0.5 * p.diameter
+
+
+def grasp_onset_force(f_max: float, centre, axis, radius: float,
+                      p: SoftArmParameters = SOFT_ARM) -> float:
+    """Amplitude f* [N] at which the static arc first touches the cylinder (:func:`grasp_gap`
+    = 0, bisection on [f_max, 0]); NaN if it never does."""
+    from scipy.optimize import brentq
+
+    def gap(f: float) -> float:
+        return grasp_gap(f, centre, axis, radius, p)
+
+    if gap(f_max) > 0.0:
+        return math.nan
+    return brentq(gap, f_max, 0.0, xtol=1e-10)
+
+
+def contact_onset(sim) -> float:
+    """First time [s] the smallest gap (column ``contact_gap_min`` of the run ``sim``) crosses
+    zero, linear between the recorded steps; NaN without contact."""
+    t, g = sim.column("t"), sim.column("contact_gap_min")
+    hit = np.flatnonzero(g < 0.0)
+    if hit.size == 0 or hit[0] == 0:
+        return math.nan
+    i = hit[0]
+    return float(t[i - 1] + (t[i] - t[i - 1]) * g[i - 1] / (g[i - 1] - g[i]))
+
+
+def grasp_summary(sim, name: str, onset_exact: float, penetration_bound: float,
+                  wrap_radius: float) -> tuple[dict[str, float], str]:
+    """The summary of a grasp run ``sim`` and its line: the steps, the contact onset
+    (:func:`contact_onset`) against ``onset_exact`` [s], the contact length [m], normal
+    force [N] and wrap angle (contact length over ``wrap_radius`` [m], rad) at the end, the
+    largest penetration against ``penetration_bound`` [m], the largest energy residual over
+    the largest port work, the chamber (port) work and the friction's dissipation [J]."""
+    port = sim.column("port_work")
+    row = sim.rows[-1]
+    s = {c: float(row[c]) for c in ("t", "port_work", "dissipated")}
+    s.update(steps=sim.integ.step_count, onset_time=contact_onset(sim),
+             onset_time_exact=onset_exact,
+             contact_length=float(sim.column("contact_contact_length")[-1]),
+             normal_force=float(sim.column("contact_normal_force")[-1]),
+             max_penetration=float(max(0.0, -sim.column("contact_gap_min").min())),
+             max_relative_energy_residual=float(np.max(np.abs(sim.column("energy_residual")))
+                                                / max(float(np.max(np.abs(port))), 1e-300)))
+    s["penetration_bound"] = penetration_bound
+    s["wrap_angle"] = s["contact_length"] / wrap_radius
+    text = (f"{name}: {s['steps']} steps to t = {s['t']:g} s; contact from t = "
+            f"{s['onset_time']:.4f} s (static arc: {s['onset_time_exact']:.4f} s); at the end "
+            f"contact length {s['contact_length']:.4f} m (wrap {math.degrees(s['wrap_angle']):.0f}"
+            f" deg), normal force {s['normal_force']:.3f} N; max penetration "
+            f"{s['max_penetration']:.3e} m (bound {s['penetration_bound']:.3e} m); max |energy "
+            f"residual|/port work = {s['max_relative_energy_residual']:.2e}; chamber work "
+            f"{s['port_work']:.6g} J, friction {s['dissipated']:.6g} J")
+    return s, text

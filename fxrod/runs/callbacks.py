@@ -19,11 +19,15 @@ returns or stops (a failed step, a controller error, SIGINT/SIGTERM): the file t
 every recorded step up to the last completed one. It is replaced atomically (written
 beside it, then renamed), so an interrupted write never leaves a broken file.
 
+:class:`StepEfforts` keeps ``|e|_2`` of every step, the norm that bounds its energy-balance
+residual (``|residual| <= atol |e|_2``, demos/tip_control.py).
+
 Serial runs only (an MPI run with callbacks is refused by the Simulation in one line).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -143,6 +147,29 @@ class Callback:
 
     def finish(self, out_dir: Path | None, run_name: str) -> None:
         """Nothing to write (a user callback writes what it wants itself)."""
+
+
+class StepEfforts:
+    """A callback ``fn(t, state)`` (:class:`Callback`) that keeps ``|e|_2`` of every step of
+    a run of ``model`` with step ``h`` [s] in :attr:`values`: the norm of the efforts the
+    step's residual is tested with, the midpoint velocity ``(q_{n+1} - q_n)/h`` [m/s], the
+    midpoint stress [N, N m] and the multipliers. The energy-balance residual of a step is the
+    Newton residual paired with them, so ``|residual| <= atol |e|_2`` bounds a closed ledger.
+    Models with the fields ``q, sigma, lambda`` only."""
+
+    def __init__(self, model, h: float) -> None:
+        self.model, self.h = model, float(h)
+        self.values: list[float] = []
+        self._dofs = [model.field_dofs(f) for f in ("q", "sigma", "lambda")]
+        self._prev = model.w0.x.array.copy()
+
+    def __call__(self, t: float, state: State) -> None:
+        if t > 0.0:
+            (q, s, lam), w0, w1 = self._dofs, self._prev, self.model.w0.x.array
+            self.values.append(math.sqrt(np.sum(((w1[q] - w0[q]) / self.h) ** 2)
+                                         + np.sum((0.5 * (w1[s] + w0[s])) ** 2)
+                                         + np.sum(w1[lam] ** 2)))
+            self._prev = w1.copy()
 
 
 class ArrayRecorder:

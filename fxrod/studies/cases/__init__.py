@@ -31,10 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpi4py import MPI
+
 from fxrod.errors import CheckpointError, OutputError, ParameterError
 from fxrod.runs.simulation import Interrupted, Simulation
 
-__all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "control", "demo",
+__all__ = ["CASES", "RUN_CONTROL", "Case", "Option", "Result", "demo", "ensemble_results",
            "exit_on_signal"]
 
 
@@ -377,9 +379,20 @@ class Case:
         """The options of a parsed command line (:meth:`parse_args`), for :meth:`run`."""
         return {o.name: getattr(args, o.name) for o in self.options}
 
+    def main(self, argv: Sequence[str] | None = None) -> int:
+        """Run the case from a command line (``python demos/<stem>.py ...``, :meth:`parse_args`)
+        on ``MPI.COMM_WORLD``; the exit status of :meth:`Result.report` (a demo ends with
+        ``raise SystemExit(CASE.main())``). A signal or an unwritable file exits as
+        :func:`exit_on_signal` says."""
+        a = self.parse_args(argv)
+        with exit_on_signal(self.stem, MPI.COMM_WORLD):
+            result = self.run(a.out, a.quick, pictures=a.pictures, quiet=a.quiet,
+                              **self.option_values(a))
+        return result.report(a.quiet)
+
 
 #: The options of every case stepped by :class:`fxrod.runs.integrators.Integrator`: adaptive
-#: steps, checkpoints and restart (:func:`control` hands them to the case's simulation).
+#: steps, checkpoints and restart (a case's ``run`` hands them to its simulation).
 RUN_CONTROL: tuple[Option, ...] = (
     Option("adaptive", False, "-", "halve a step whose Newton solve fails, regrow afterwards"),
     Option("checkpoint_every", 0, "-", "write the full state every K steps and at the end "
@@ -387,13 +400,6 @@ RUN_CONTROL: tuple[Option, ...] = (
     Option("restart", None, "-", "continue the run from the checkpoint in this directory "
            "(or file)", type=str),
 )
-
-
-def control(values) -> dict[str, object]:
-    """The :data:`RUN_CONTROL` values of a mapping or a parsed command line, as keywords of
-    the cases' ``simulation`` functions."""
-    get = values.get if isinstance(values, Mapping) else lambda k: getattr(values, k)
-    return {o.name: get(o.name) for o in RUN_CONTROL}
 
 
 @contextmanager
@@ -412,6 +418,27 @@ def exit_on_signal(name: str, comm) -> Iterator[None]:
         if comm.rank == 0:
             print(f"{name}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def ensemble_results(ens, settings, h: float, t_end: float, outs: list[Path | None],
+                     name: str, case: str, quiet: bool = True) -> list[Result]:
+    """Step the ensemble ``ens`` (:class:`fxrod.runs.ensemble.Ensemble`) with step ``h`` [s]
+    and ``settings`` up to ``t_end`` [s], member k recorded into ``outs[k]/<name>.csv``
+    (:class:`fxrod.runs.ensemble_run.EnsembleRun`); one
+    :class:`Result` of the case ``case`` a member."""
+    from fxrod.runs.ensemble_run import EnsembleRun
+    from fxrod.studies.cases.common import wrote
+
+    rec = EnsembleRun(ens, ens.integrator(h, settings), outs, name, quiet=quiet)
+    rec.run(t_end)
+    results = []
+    for k in range(len(outs)):
+        s, files = rec.summary(k), rec.files(k)
+        text = (f"{name} member {k}: {s['steps']} steps; t = {s['t']:g}, H = {s['H']:.10g}, "
+                f"tip = ({s['tip_1']:.6g}, {s['tip_2']:.6g}, {s['tip_3']:.6g})")
+        results.append(Result(case, s, "\n".join(filter(None, (text, wrote(files)))),
+                              files=files, rank=ens.model.comm.rank))
+    return results
 
 
 #: The order of ``fxrod list`` (the paper's examples first); cases not listed here follow

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod import viz
+from fxrod.errors import CheckpointError, ConvergenceError, OutputError
 from fxrod.runs.checkpoint import CHECKPOINT_NAME
-from fxrod.runs.probes import ContactFieldProbe
 from fxrod.runs.problem import Problem
-from fxrod.runs.simulation import Simulation
+from fxrod.runs.simulation import Interrupted, Simulation
 
 #: Frames of an animation (at most).
 MAX_FRAMES = 60
@@ -69,13 +68,6 @@ def restart_of(restart: str | Path | None, name: str) -> str | Path | None:
     return restart if (Path(restart) / f"{name}_checkpoint.npz").exists() else None
 
 
-def snapshots_at(sim: Simulation, times) -> tuple[list[np.ndarray], list[float]]:
-    """The kept centrelines closest to ``times`` [s] (each once), with their times."""
-    kept = sorted(sim.snapshots)
-    picked = sorted({min(kept, key=lambda s: abs(s - t)) for t in times})
-    return [sim.snapshots[t] for t in picked], picked
-
-
 def tip_path(sim: Simulation) -> np.ndarray:
     """Recorded tip positions ``(n_rows, 3)`` [m]."""
     return np.c_[sim.column("tip_1"), sim.column("tip_2"), sim.column("tip_3")]
@@ -85,18 +77,6 @@ def last_row(sim: Simulation, columns) -> dict[str, float]:
     """``{column: value}`` of the last recorded row, for the summary of a case."""
     row = sim.rows[-1]
     return {c: float(row[c]) for c in columns}
-
-
-def contact_figure(sim: Simulation, path: Path, radius: float, **view) -> Path:
-    """The rod at its last snapshot (tube of ``radius`` [m]) with the obstacle of its
-    :class:`fxrod.runs.probes.ContactFieldProbe` and the nodal contact forces (normal and
-    friction) as red arrows (pyvista, rank 0); ``view``: further
-    :func:`fxrod.viz.snapshot_figure` keywords."""
-    field = next(p for p in sim.probes if isinstance(p, ContactFieldProbe))
-    t = max(sim.snapshots)
-    return viz.snapshot_figure([sim.snapshots[t]], [t], path, radius=radius, azimuth=-30.0,
-                               elevation=20.0, obstacles=[field.contact.obstacle],
-                               forces=[field.frames[t].arrows()], **view)
 
 
 def output_files(sim: Simulation, *pictures: Path) -> list[Path]:
@@ -162,3 +142,25 @@ def raise_shared(err: BaseException | None, comm) -> None:
     copy.__dict__.update(attrs)
     copy.args = args
     raise copy
+
+
+def deal(names: list[str], run_one, comm, restart=None) -> list:
+    """Run ``run_one(i, restart_i)`` for the runs ``names`` dealt round-robin to the ranks of
+    ``comm`` (each run serial), ``restart_i`` the checkpoint of run i in ``restart``
+    (:func:`restart_file`); the results in the order of ``names`` on rank 0 (empty
+    elsewhere). A rank whose run is stopped (a signal, an unwritable file, a checkpoint that
+    cannot be restarted, a failed solve) runs no further run, and the error is raised on
+    every rank (:func:`raise_shared`)."""
+    mine, err = [], None
+    for i, name in enumerate(names):
+        if i % comm.size != comm.rank or err is not None:
+            continue
+        try:
+            mine.append((i, run_one(i, restart_file(restart, name, names))))
+        except (Interrupted, OutputError, CheckpointError, ConvergenceError) as e:
+            err = e
+    raise_shared(err, comm)
+    gathered = comm.gather(mine, root=0)
+    if comm.rank != 0:
+        return []
+    return [r for _, r in sorted((p for part in gathered for p in part), key=lambda p: p[0])]
