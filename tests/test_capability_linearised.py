@@ -189,6 +189,26 @@ def test_ph_export_cantilever_with_a_tip_spring():
     assert np.all(np.abs(order(*errs) - 4.0) <= 0.3), order(*errs)
 
 
+def test_ph_export_cantilever_with_a_tip_body():
+    """A free body welded at a cantilever's tip (tests/test_free_bodies.py:
+    M = rho A L/2, J = 0.01 rho A L^3): the export's first bending pair against the
+    frequency equation of a cantilever with a tip mass and rotary inertia, order 4 from
+    n_e 8 to 16 (asserted 4 +- 0.3), below 2e-7 at n_e 16 (the modal analysis: 9.4e-8);
+    its torsion mode (a massless rod twisting the body: exact in P2) at ``sqrt(k_t/(L J))``
+    to 1e-10 (ARPACK's and the modes' tolerance; measured equal to 1e-13). The export
+    takes the body's inertia and its carrier."""
+    from tests.test_free_bodies import SEC_EB, tip_body_cantilever, tip_mass_frequency
+
+    errs = []
+    for n in (8, 16):
+        model, M, J = tip_body_cantilever(n)
+        w = ph_frequencies(linear_ph(model, [Input("F_z", "force", "L", (0, 0, 1))]), 3)
+        errs.append(w[:2] / tip_mass_frequency(SEC_EB.k_b1, SEC_EB.rhoA, 1.0, M, J) - 1.0)
+        assert abs(w[2] / np.sqrt(SEC_EB.k_t / J) - 1.0) <= 1e-10
+    assert np.all(np.abs(errs[1]) <= 2e-7), errs[1]
+    assert np.all(np.abs(order(*errs) - 4.0) <= 0.3), order(*errs)
+
+
 def hermite_cantilever(EI, rhoA, length: float, n_el: int, k: int) -> np.ndarray:
     """The ``k`` lowest circular frequencies [rad/s] of a clamped-free Euler-Bernoulli beam
     with element-wise constant ``EI(s)``, ``rhoA(s)`` (taken at the element midpoints):

@@ -25,16 +25,18 @@ itself is checked by halving h (error ratio 4 within 1/8).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from fxrod.core.freebody import FreeBody
-from fxrod.core.joints import Spherical
+from fxrod.core.joints import Rigid, Spherical
 from fxrod.core.loads import DistributedLoad, Gravity
 from fxrod.core.model import RodModel
 from fxrod.core.rod import Rod, Section
 from fxrod.core.structure import Structure
-from fxrod.core.supports import Pin
+from fxrod.core.supports import Clamp, Pin
 from fxrod.errors import ParameterError
 from fxrod.runs.integrators import Integrator
 from fxrod.solvers.settings import SolverSettings
@@ -263,16 +265,23 @@ def test_bad_body_input_one_line(kwargs, name):
 
 
 def test_refused_analyses_and_backends():
-    """The analyses not verified with free bodies and the chain solver refuse in one line
-    (checkpoints are verified: tests/test_capability_adjoint_restart.py)."""
+    """The chain solver and the analyses not verified with bodies in contact refuse in one
+    line (the rest is verified: modes and statics below, checkpoints and MPI in
+    tests/test_capability_adjoint_restart.py)."""
     from fxrod.analysis.modes import modes
+    from fxrod.core.forms.bodycontact import BodyContact
+    from fxrod.core.obstacles import HalfSpace
 
     model = RodModel(Structure([], bodies=[FreeBody.sphere(0.1, 1000.0, (0, 0, 0))]))
-    with pytest.raises(ParameterError, match="free bodies") as e:
-        modes(model, 6)
-    assert "\n" not in str(e.value)
     with pytest.raises(ParameterError, match="chain"):
         Integrator(model, 0.01, SolverSettings(linear_solver="chain"))
+    ball = Structure([], bodies=[FreeBody.sphere(0.1, 1000.0, (0, 0, 0.1), contact=True)])
+    for quasistatic in (False, True):
+        with pytest.raises(ParameterError, match="bodies in contact are verified in "
+                           "dynamics only") as e:
+            modes(RodModel(ball, extensions=[BodyContact(HalfSpace(), 1e5)],
+                           quasistatic=quasistatic), 6)
+        assert "\n" not in str(e.value)
 
 
 def test_refusals_before_any_form():
@@ -280,8 +289,10 @@ def test_refusals_before_any_form():
     with pytest.raises(ParameterError) as e:               # a joint to a node that is not
         Structure([], [Spherical((0, "L"), (3, "0"))], bodies=[body])
     assert "joint node b rod index" in str(e.value)
-    with pytest.raises(ParameterError, match="quasistatic"):
-        RodModel(Structure([], bodies=[body]), quasistatic=True)
+    other = FreeBody.box(0.1, 0.2, 0.3, 1000.0, (0, 0, -2 * body.anchor[2]), anchor=body.anchor)
+    with pytest.raises(ParameterError, match="anchor joined to another anchor") as e:
+        RodModel(Structure([], [Spherical((0, "L"), (1, "L"))], bodies=[body, other]))
+    assert "\n" not in str(e.value)
     with pytest.raises(ParameterError, match="loads"):
         RodModel(Structure([], bodies=[body]), loads=[DistributedLoad(force=(0, 0, 1))])
     with pytest.raises(ParameterError, match="bodies"):
@@ -488,3 +499,245 @@ def test_body_hanging_from_a_rod_swings_at_the_pendulum_frequency():
     assert w_S * (1.0 - widen) <= w <= w_R * (1.0 + widen)
     # the bracket and its widening resolve the compliance's shift ten times over
     assert w_S < w_R and 10.0 * (w_R - w_S + widen * w_R) < abs(w - w_rigid)
+
+
+# ------------------------------------------------------------------ linearised analyses
+def _rigid_gram(m, n: int = 6) -> np.ndarray:
+    """``sum_i (phi_i^T M r)(phi_i^T M r)^T`` (6 x 6) over the first ``n`` modes of ``m``
+    (unit modal mass ``phi = shape/a``: ``phi^T M r = Gamma sqrt(modal mass)``): ``R^T M R``
+    of the six rigid motions ``r`` if the modes span them (Parseval over an M-orthonormal
+    basis)."""
+    L = m.participation[:n] * np.sqrt(m.modal_mass[:n])[:, None]
+    return L.T @ L
+
+
+def _rigid_mass(mass: float, inertia: np.ndarray) -> np.ndarray:
+    """``R^T M R`` of a rigid body about its centre of mass: ``diag(m I, J)``."""
+    G = np.zeros((6, 6))
+    G[:3, :3], G[3:, 3:] = mass * np.eye(3), inertia
+    return G
+
+
+def test_free_body_six_rigid_modes():
+    """A free body alone (J = 1, 2, 2.5 kg m^2 about turned axes, m = 2 kg): six exact zero
+    frequencies whose modes carry ``R^T M R = diag(m I, J)`` about the centre (the inertia
+    tensor with its products), to round-off (6 x 6 sums of products of a few unknowns)."""
+    from fxrod.analysis.modes import modes
+
+    D = np.array([[np.cos(0.3), np.sin(0.3), 0.0], [-np.sin(0.3), np.cos(0.3), 0.0],
+                  [0.0, 0.0, 1.0]])
+    body = FreeBody(2.0, (1.0, 2.0, 2.5), (0.1, 0.2, 0.3), directors=D)
+    m = modes(RodModel(Structure([], bodies=[body])), 6, centre=body.centre)
+    assert np.all(m.omega == 0.0)
+    exact = _rigid_mass(body.mass, body.inertia)
+    assert np.max(np.abs(_rigid_gram(m) - exact)) <= roundoff(2.5, 36)
+
+
+def test_free_rod_with_a_welded_body_six_rigid_modes():
+    """A free rod (1 m, 8 elements) with a body welded at its end by a rigid joint at the
+    body's anchor (its centre 0.1 m beyond the end and 0.05 m aside: the joint at an anchor
+    is the one the reduction dropped before), then six exact zeros whose modes carry the
+    whole's mass and its inertia tensor about the common centre of mass: the rod's
+    ``rho A int (|r|^2 I - r r^T) ds + L (M11 (I - d1 d1^T) + M22 (I - d2 d2^T))`` (d1 = y,
+    d2 = z) plus the body's ``J + M (|c|^2 I - c c^T)``, to round-off; the next modes
+    elastic."""
+    from fxrod.analysis.modes import modes
+
+    sec = Section.circular(radius=0.01, E=1e7, rho=1000.0, nu=0.3)
+    L, M, Jb = 1.0, 0.5, np.array([1e-3, 2e-3, 1.5e-3])
+    rod = Rod(sec, start=(0, 0, 0), end=(L, 0, 0), d1=(0, 1, 0), n_elements=8)
+    body = FreeBody(M, Jb, (L + 0.1, 0.05, 0.0), anchor=(L, 0, 0))
+    st = Structure([rod], [Rigid((0, "L"), (1, "L"))], bodies=[body])
+    m_rod = sec.rhoA * L
+    c = (m_rod * np.array([L / 2, 0, 0]) + M * body.centre) / (m_rod + M)
+    xg, wg = np.polynomial.legendre.leggauss(4)
+    s, ws = 0.5 * L * (xg + 1.0), 0.5 * L * wg
+    J = np.zeros((3, 3))
+    for si, wi in zip(s, ws, strict=True):
+        r = np.array([si, 0, 0]) - c
+        J += sec.rhoA * wi * (r @ r * np.eye(3) - np.outer(r, r))
+    e = np.eye(3)
+    J += L * (sec.M11 * (e - np.outer(e[1], e[1])) + sec.M22 * (e - np.outer(e[2], e[2])))
+    r = body.centre - c
+    J += body.inertia + M * (r @ r * np.eye(3) - np.outer(r, r))
+    m = modes(RodModel(st), 8, centre=c)
+    assert np.all(m.omega[:6] == 0.0) and np.all(m.omega[6:] > 0.0)
+    gram = _rigid_gram(m)
+    exact = _rigid_mass(m_rod + M, J)
+    assert np.max(np.abs(gram - exact)) <= roundoff(m_rod + M, 12 * 17)
+
+
+SEC_EB = dataclasses.replace(Section.circular(radius=0.01, E=2e11, rho=7850.0, nu=0.3),
+                             M11=0.0, M22=0.0)          # Euler-Bernoulli: no rotary inertia
+
+
+def tip_body_cantilever(n_elements: int, joint=Rigid, mass: float = 0.5,
+                        rotary: float = 0.01) -> tuple[RodModel, float, float]:
+    """A clamped Kirchhoff rod (1 m along x, steel, r = 1 cm, no rotary inertia) with a free
+    body (M = mass rho A L, J = rotary rho A L^3 about every axis) at its tip on ``joint``:
+    the model, M [kg] and J [kg m^2]."""
+    rod = Rod(SEC_EB, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), n_elements, constraints=("kirchhoff",))
+    M, J = mass * SEC_EB.rhoA, rotary * SEC_EB.rhoA
+    st = Structure([rod], [joint((0, "L"), (1, "0"))], bodies=[FreeBody(M, (J, J, J),
+                                                                       (1.0, 0, 0))])
+    return RodModel(st, [], [Clamp("0", rod=0)]), M, J
+
+
+def tip_mass_frequency(EI: float, rhoA: float, L: float, M: float, J: float) -> float:
+    """The first bending frequency [rad/s] of a clamped Euler-Bernoulli rod with a tip body
+    of mass M and rotary inertia J: ``w = A cosh + B sinh + C cos + D sin (beta x)``,
+    ``w(0) = w'(0) = 0``, ``EI w''(L) = omega^2 J w'(L)``, ``EI w'''(L) = -omega^2 M w(L)``
+    (the tip's natural conditions), ``omega = beta^2 sqrt(EI/rhoA)``: the lowest root of the
+    4 x 4 determinant (below the bare cantilever's 1.8751/L)."""
+    from scipy.optimize import brentq
+
+    def det(lam: float) -> float:
+        b = lam / L
+        w2 = b**4 * EI / rhoA
+        ch, sh, co, si = np.cosh(lam), np.sinh(lam), np.cos(lam), np.sin(lam)
+        W, W1 = np.array([ch, sh, co, si]), b * np.array([sh, ch, -si, co])
+        W2, W3 = b**2 * np.array([ch, sh, -co, -si]), b**3 * np.array([sh, ch, si, -co])
+        A = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0],
+                      (EI * W2 - w2 * J * W1) / (EI * b**2), (EI * W3 + w2 * M * W) / (EI * b**3)])
+        return float(np.linalg.det(A))
+
+    lam = brentq(det, 0.3, 1.8751040687, xtol=1e-15)
+    return (lam / L) ** 2 * np.sqrt(EI / rhoA)
+
+
+def test_cantilever_with_a_tip_body_frequency():
+    """A body welded at the tip of a cantilever (M = rho A L/2, J = 0.01 rho A L^3): the first
+    bending pair against the frequency equation of an Euler-Bernoulli cantilever with a tip
+    mass and rotary inertia (50.1606 rad/s; 1.411 in beta L, the bare rod's 1.875), order 4
+    from n_e 4 to 8 to 16 (P2, as the bare cantilever: measured 2.4e-5, 1.5e-6, 9.4e-8;
+    asserted 4 +- 0.3 and 2e-7 at n_e 16); the torsion mode (a massless rod twisting the
+    body, exact in P2) at ``sqrt(k_t/(L J))`` to the eigen-solver's tolerance. On a ball
+    joint the body turns freely (three zeros) and J drops out: the tip-mass root, order 4
+    from n_e 4 to 8."""
+    from fxrod.analysis.modes import EIG_TOL, modes
+
+    errs = []
+    for n in (4, 8, 16):
+        model, M, J = tip_body_cantilever(n)
+        w = modes(model, 3).omega
+        exact = tip_mass_frequency(SEC_EB.k_b1, SEC_EB.rhoA, 1.0, M, J)
+        errs.append(w[:2] / exact - 1.0)
+        assert abs(w[2] / np.sqrt(SEC_EB.k_t / J) - 1.0) <= EIG_TOL
+    orders = np.log2(np.abs(np.array(errs[:-1]) / np.array(errs[1:])))
+    assert np.all(np.abs(orders - 4.0) <= 0.3), orders
+    assert np.all(np.abs(errs[-1]) <= 2e-7), errs[-1]
+    errs = []
+    for n in (4, 8):
+        model, M, _ = tip_body_cantilever(n, Spherical)
+        w = modes(model, 5).omega
+        assert np.all(w[:3] == 0.0)
+        errs.append(w[3:5] / tip_mass_frequency(SEC_EB.k_b1, SEC_EB.rhoA, 1.0, M, 0.0) - 1.0)
+    assert np.all(np.abs(np.log2(np.abs(errs[0] / errs[1])) - 4.0) <= 0.3), errs
+
+
+def test_column_buckles_under_the_weight_of_a_body():
+    """A clamped Kirchhoff column (1 m along x) carrying a body on its top, gravity along -x:
+    the body's weight M g (1000 N) is a dead axial load, the column buckles at
+    ``M g mu = pi^2 EI/(4 L^2)`` to 1.5e-6 at n_e 16 (the Euler column's discretisation,
+    tests/test_linear.py::test_euler_column_buckling) plus the rod's own weight, a fraction
+    1e-9 here (rho A scaled down); about the loaded state and, classically, about the
+    reference with the linear prestress, whose static residual takes the body's weight (it
+    was built without it before: no prestress, no buckling)."""
+    from fxrod.analysis.modes import buckling
+
+    sec = dataclasses.replace(SEC_EB, rhoA=1e-9 * SEC_EB.rhoA)
+    rod = Rod(sec, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), 16, constraints=("kirchhoff",))
+    g, W = 9.81, 1000.0
+    p_cr = np.pi**2 * SEC_EB.k_b1 / 4.0
+    weight = sec.rhoA * g * 1.0 / W                        # the rod's weight / M g
+    for stepped in (True, False):      # about the loaded state, about the reference
+        st = Structure([rod], [Rigid((0, "L"), (1, "0"))],
+                       bodies=[FreeBody(W / g, (1e-3, 1e-3, 1e-3), (1.0, 0, 0))])
+        model = RodModel(st, [Gravity((-g, 0, 0))], [Clamp("0", rod=0)], quasistatic=True)
+        if stepped:
+            Integrator(model, 1.0, TIGHT).step()
+        b = buckling(model, 2)
+        assert np.all(np.abs(b.factor * W / p_cr - 1.0) <= 1.5e-6 + weight), \
+            (stepped, b.factor * W / p_cr)
+
+
+# ------------------------------------------------------------------ load stepping
+def _hanging(g: float, quasistatic: bool = True, n_elements: int = 4):
+    """A body (M = 5 kg) on a ball joint at the lower end of a clamped vertical rod
+    (L = 1 m, r = 1 cm, E = 1 GPa) under gravity ``g(t)``: the model, M, the rod."""
+    sec = Section.circular(radius=0.01, E=1e9, rho=1000.0, nu=0.3)
+    rod = Rod(sec, (0, 0, 0), (0, 0, -1.0), (1, 0, 0), n_elements)
+    st = Structure([rod], [Spherical((0, "L"), (1, "0"))],
+                   bodies=[FreeBody(5.0, (0.01, 0.01, 0.01), (0, 0, -1.0))])
+    return RodModel(st, [Gravity(g)], [Clamp("0", rod=0)], quasistatic=quasistatic), 5.0, sec
+
+
+def test_body_hanging_from_a_rod_static_stretch():
+    """Load stepping: a body hanging from a clamped rod stretches it by
+    ``(M g L + rho A g L^2/2)/EA``: exact (the stretch is linear in phi' with the
+    directors fixed by symmetry, its displacement quadratic: in P2), so to round-off and
+    the Newton tolerance (atol over the axial stiffness EA/L)."""
+    model, M, sec = _hanging((0, 0, -9.81))
+    Integrator(model, 1.0, TIGHT).step()
+    z = _node(model, model.structure.coordinate(1, "0"))[0][2]
+    exact = -1.0 - (M * 9.81 + sec.rhoA * 9.81 / 2.0) / sec.k_e
+    assert abs(z - exact) <= roundoff(1.0) + TIGHT.atol / sec.k_e, z - exact
+
+
+def test_body_hanging_from_a_rod_continuation():
+    """Continuation: the arc-length path of the same rod and body with gravity ramped by the
+    load factor (``g(lam) = -9.81 lam``) is the straight line ``lam`` times the stretch of
+    the load stepping, at every point (round-off and the Newton tolerance)."""
+    from fxrod.analysis.continuation import ArcLengthSettings, Continuation
+
+    model, M, sec = _hanging(lambda t: (0, 0, -9.81 * t))
+    x_body = model.structure.coordinate(1, "0")
+    cont = Continuation(model, ArcLengthSettings(ds=0.3, ds_max=0.3),
+                        points={"body": x_body}, solver=TIGHT)
+    cont.run(4)
+    lam = np.array([p.lam for p in cont.path])
+    z = np.array([p.displacements["body"][2] for p in cont.path])
+    assert lam.size >= 4 and lam[-1] > 0.5
+    stretch = (M * 9.81 + sec.rhoA * 9.81 / 2.0) / sec.k_e
+    assert np.all(np.abs(z + lam * stretch) <= roundoff(1.0, lam.size) + TIGHT.atol / sec.k_e)
+
+
+def _tip_body_statics(g: float, n_elements: int, offset: float) -> tuple[float, float]:
+    """Tip deflection [m] of a clamped rod (1 m along x) carrying a body (M = 5 kg) welded at
+    its tip, its centre ``offset`` beyond it (the joint at the body's anchor), under
+    gravity g along -z, and the linear closed form (Timoshenko cantilever: tip load
+    P = M g, its moment P offset, the rod's weight q = rho A g)."""
+    sec = Section.circular(radius=0.01, E=1e9, rho=1000.0, nu=0.3)
+    rod = Rod(sec, (0, 0, 0), (1.0, 0, 0), (0, 1, 0), n_elements)
+    if offset:
+        body = FreeBody(5.0, (0.01, 0.01, 0.01), (1.0 + offset, 0, 0), anchor=(1.0, 0, 0))
+        joint = Rigid((0, "L"), (1, "L"))
+    else:
+        body, joint = FreeBody(5.0, (0.01, 0.01, 0.01), (1.0, 0, 0)), Rigid((0, "L"), (1, "0"))
+    st = Structure([rod], [joint], bodies=[body])
+    model = RodModel(st, [Gravity((0, 0, -g))], [Clamp("0", rod=0)], quasistatic=True)
+    Integrator(model, 1.0, TIGHT).step()
+    w = _node(model, st.coordinate(0, "L"))[0][2]
+    P, q, EI, kGA = 5.0 * g, sec.rhoA * g, sec.k_b1, sec.k_s2
+    return w, -(P / (3 * EI) + P / kGA + P * offset / (2 * EI) + q / (8 * EI) + q / (2 * kGA))
+
+
+def test_body_on_a_cantilever_tip_static_deflection():
+    """Load stepping: a body welded at a cantilever's tip (centre at the tip, or 0.1 m beyond
+    it: the moment of its weight) deflects it by the linear closed form (Timoshenko
+    cantilever, P = M g and P c at the tip, the rod's weight). The nodal values are exact
+    in P2 for these loads (n_e 4 and 8 agree to 1e-12); what remains is the geometric
+    nonlinearity, a relative error of the order of the tip rotation squared: asserted below
+    ``theta^2`` (``theta = P L^2/(2 EI) + P c L/EI``, 3e-5 here) and proportional to the
+    load squared (halving g divides it by 4 within 10 %)."""
+    sec = Section.circular(radius=0.01, E=1e9, rho=1000.0, nu=0.3)
+    g = 1e-4
+    for c in (0.0, 0.1):
+        theta = 5.0 * g * (0.5 + c) / sec.k_b1
+        w, exact = _tip_body_statics(g, 4, c)
+        w8, _ = _tip_body_statics(g, 8, c)
+        w_half, exact_half = _tip_body_statics(g / 2, 4, c)
+        err, err_half = w / exact - 1.0, w_half / exact_half - 1.0
+        assert abs(w8 / w - 1.0) <= 1e-12
+        assert abs(err) <= theta**2, (c, err, theta**2)
+        assert abs(err / err_half / 4.0 - 1.0) <= 0.1, (err, err_half)

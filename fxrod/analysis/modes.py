@@ -139,14 +139,17 @@ def check_model(model, rayleigh: bool = False) -> None:
     modes are undamped, the PH export has no R for them). ``rayleigh``: accept a
     :class:`fxrod.core.forms.drag.RayleighDamping` (no static part: the operator ``A`` and
     the undamped modes are those of the model without it), for
-    the PH export, which puts it into R. Free bodies (:mod:`fxrod.core.freebody`) are refused
-    (verified in dynamics only)."""
-    from fxrod.core.model import refuse_free_bodies
+    the PH export, which puts it into R. Free bodies (:mod:`fxrod.core.freebody`) enter
+    through their inertia at their centre nodes (the mass form) and their massless rigid
+    carriers (the joint reduction); their contact with obstacles is refused."""
+    from fxrod.core.forms.bodycontact import BodyContact
 
-    refuse_free_bodies(model, "a linearised analysis")
     for ext in model.extensions:
         if rayleigh and isinstance(ext, RayleighDamping):
             continue
+        if isinstance(ext, BodyContact):
+            raise ParameterError("extensions", ext.name, "no BodyContact for a linearised "
+                                 "analysis (bodies in contact are verified in dynamics only)")
         if ext.fields():
             raise ParameterError("extensions", ext.name,
                                  "none with own fields (internal variables) for a "
@@ -174,7 +177,8 @@ def static_residual(model, loads=None):
                   theta=one, rhoA=model.rhoA, M11=model.M11, M22=model.M22, C=model.C,
                   q1=u[0], q0=u0[0], v0=model.v0, sig1=u[1], sig0=u0[1], lam=u[2],
                   dq=tests[0], inertia=False,
-                  loads=model.loads if loads is None else list(loads))
+                  loads=model.loads if loads is None else list(loads),
+                  point_masses=base.point_masses)
     for ext in model.extensions:
         s = ext.momentum_stress(base)
         if s is not None:
@@ -205,7 +209,8 @@ def stiffness_form(model, loads=None):
 def mass_form(model):
     """The mass form ``(w, M du)`` on the q block [kg] as a compiled form: the rod's
     ``rhoA, M11, M22`` and the second derivative of every extension's kinetic energy in
-    the velocity (rigid bodies at rod ends: their 4 x 4 nodal mass, theory §2.7)."""
+    the velocity (rigid bodies at rod ends and free bodies at their centre nodes: their
+    4 x 4 nodal mass, theory §2.7)."""
     W = model.space.W
     test, trial = ufl.TestFunction(W), ufl.TrialFunction(W)
     (wphi, wd), (uphi, ud) = split_q(ufl.split(test)[0]), split_q(ufl.split(trial)[0])
@@ -470,21 +475,36 @@ def column_scale(model) -> PETSc.Vec:
     return to_unknowns(model, d)
 
 
-def _section_max(model) -> dict[str, float]:
-    """The largest value along the rods of each section constant (SI units)."""
+def _members(model) -> list[int]:
+    """Indices of the rods proper: the free bodies' massless carriers
+    (:mod:`fxrod.core.freebody`) left out, unless there are only carriers."""
     st = model.structure
-    x = np.concatenate([o + np.linspace(0.0, r.length, 8 * r.n_elements + 1)
-                        for o, r in zip(st.offsets, st.rods, strict=True)])
+    n = getattr(st, "n_members", len(st.rods))
+    return list(range(n)) if n > 0 else list(range(len(st.rods)))
+
+
+def _section_max(model) -> dict[str, float]:
+    """The largest value along the rods of each section constant (SI units); the free
+    bodies' carriers (arbitrary stiffness, no mass) count only if there are no rods."""
+    st = model.structure
+    x = np.concatenate([st.offsets[k] + np.linspace(0.0, st.rods[k].length,
+                                                    8 * st.rods[k].n_elements + 1)
+                        for k in _members(model)])
     return {n: float(np.max(v)) for n, v in st.section_values(x).items()}
 
 
-def _omega2_scale(model) -> float:
+def _omega2_scale(model, A: PETSc.Mat | None = None, E: PETSc.Mat | None = None) -> float:
     """``max(k_s1, k_s2, k_e) / (rhoA h_e^2)`` [1/s^2], h_e the shortest element: of the
-    order of the largest eigenvalue of the pencil (the shortest axial or shear wave)."""
+    order of the largest eigenvalue of the pencil (the shortest axial or shear wave). Free
+    bodies alone (no rods: no elastic mode, only the six rigid ones of each body) take the
+    ratio ``|A|_inf / |E|_inf`` of the operators ``A`` and ``E``."""
     v = _section_max(model)
     if v["rhoA"] <= 0.0:
+        if getattr(model.structure, "n_members", 1) == 0 and A is not None and E is not None:
+            return A.norm(PETSc.NormType.INFINITY) / E.norm(PETSc.NormType.INFINITY)
         raise ParameterError("rhoA", v["rhoA"], "> 0 somewhere for a modal analysis")
-    h_e = min(r.length / r.n_elements for r in model.structure.rods)
+    h_e = min(model.structure.rods[k].length / model.structure.rods[k].n_elements
+              for k in _members(model))
     return max(v["k_s1"], v["k_s2"], v["k_e"]) / (v["rhoA"] * h_e**2)
 
 
@@ -588,7 +608,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0),
     ------
     ParameterError
         For ``n_modes < 1``, a negative target, or extensions with their own fields
-        (viscoelastic branches) or dissipative ones.
+        (viscoelastic branches), dissipative ones or the free bodies' contact.
     RuntimeError
         If SLEPc converges fewer than ``n_modes`` eigenpairs.
     """
@@ -602,7 +622,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0),
     E = system_matrix(model, mass_form(model), state, diag=0.0)
     shift, null = float(target), []
     if shift == 0.0:
-        shift = -_SHIFT * _omega2_scale(model)
+        shift = -_SHIFT * _omega2_scale(model, A, E)
         null = rigid_null_space(model, A, E, state, _SHIFT * abs(shift))
     pairs = [] if n_modes <= len(null) else eigenpairs(
         A, E, n_modes - len(null), shift, column_scale(model), model.comm,

@@ -27,8 +27,12 @@ its nodes ``(k, "0")`` (the centre) and ``(k, "L")`` (the anchor) take joints, s
 end loads like any rod end. The unknowns enter the backends through the joint reduction, so
 the backends that take joints (MUMPS LU and LDL^T) take bodies; the chain solver refuses
 them (:mod:`fxrod.solvers.backends`, flag ``joints``). Being rod nodes, they are
-checkpointed and restarted like any rod's; :class:`fxrod.runs.probes.BodyProbe` (a default
-probe of a model with bodies) records each body's centre, velocity and angular momentum.
+checkpointed and restarted like any rod's, and distributed over MPI ranks like them;
+:class:`fxrod.runs.probes.BodyProbe` (a default probe of a model with bodies) records each
+body's centre, velocity and angular momentum. A joint at the anchor makes the anchor its
+master (the anchor is the centre's slave already). Load stepping, the continuation, the
+modes and buckling and the PH export take bodies held by the rods: without inertia a body
+is the weight ``m g`` at its centre; its mass enters the mass form at the centre node.
 
 *Contact.* A body touches obstacles through its shapes (:class:`ContactSphere`,
 :class:`ContactCapsule`), spheres fixed in the body, by

@@ -96,16 +96,14 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
 
 
 def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
-    """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics, end loads and
-    gravity, rigid bodies and elastic supports at nodes, the bodies' contact with obstacles;
-    nothing distributed along the rods (it would act on the bodies' carriers). Bodies with
-    contact shapes need a :class:`fxrod.core.forms.bodycontact.BodyContact`."""
+    """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics or load
+    stepping, end loads and gravity, rigid bodies and elastic supports at nodes, the bodies'
+    contact with obstacles (in dynamics only); nothing distributed along the rods (it would
+    act on the bodies' carriers). Bodies with contact shapes need a
+    :class:`fxrod.core.forms.bodycontact.BodyContact`."""
     from fxrod.core.forms.bodycontact import BodyContact
     from fxrod.core.forms.springs import ElasticSupport
 
-    if quasistatic:
-        raise ParameterError("quasistatic", True, "False with free bodies (free bodies are "
-                             "verified in dynamics only)")
     for ld in loads:
         if not isinstance(ld, EndLoad | Gravity):
             raise ParameterError("loads", type(ld).__name__, "EndLoad or Gravity with free "
@@ -115,18 +113,14 @@ def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
             raise ParameterError("extensions", ext.name, "RigidBody, ElasticSupport or "
                                  "BodyContact with free bodies (others would act on their "
                                  "carriers)")
+    contact = [ext.name for ext in extensions if isinstance(ext, BodyContact)]
+    if quasistatic and contact:
+        raise ParameterError("extensions", contact, "no BodyContact in a quasi-static model "
+                             "(bodies in contact are verified in dynamics only)")
     shaped = [i for i, b in enumerate(bodies) if b.shapes]
     if shaped and not any(isinstance(ext, BodyContact) for ext in extensions):
         raise ParameterError(f"shapes of the free bodies {shaped}", "no obstacle contact",
                              "a model with a BodyContact (fxrod.core.forms.bodycontact)")
-
-
-def refuse_free_bodies(model, analysis: str) -> None:
-    """Refuse in one line an analysis not verified with free bodies."""
-    if getattr(model.structure, "bodies", None):
-        raise ParameterError("model", f"{analysis} of a model with free bodies",
-                             "a model without free bodies (free bodies are verified in "
-                             "dynamics only)")
 
 
 def _build_helpers() -> None:
@@ -211,9 +205,6 @@ class RodModel:
         #: the inertias of the free bodies at their centre nodes (RigidBody, body i at i)
         self.free_bodies: list[RigidBody] = []
         if st.bodies:
-            if self.comm.size > 1:
-                raise ParameterError("comm", f"{self.comm.size} ranks with free bodies",
-                                     "one rank (free bodies are verified in serial runs)")
             for i, b in enumerate(st.bodies):  # the bodies' inertia at their centre nodes
                 body = RigidBody((st.body_rod(i), "0"), b.mass, b.inertia, b.centre,
                                  name=b.name or f"free_body_{i}")
@@ -466,9 +457,21 @@ class RodModel:
         if not st.joints:
             return None
         supported = {(sup.rod, sup.end) for sup in self.supports}
+        # a body's anchor is the slave of its centre (its carrier's link): a joint there
+        # makes it the master of the other node (a second relation would replace the first)
+        anchors = {(k, "L") for k in st.carriers}
         relations: dict[int, list[tuple[int, float]]] = {}
         for jt in st.joints:
             a, b = jt.a, jt.b
+            if not getattr(jt, "link", False) and anchors & {a, b}:
+                if a in anchors and (b in anchors or b in supported) or \
+                        b in anchors and a in supported:
+                    raise ParameterError(f"{type(jt).__name__} joint {a}-{b}", "a body's "
+                                         "anchor joined to another anchor or to a supported "
+                                         "node", "a joint at one of the bodies' centres "
+                                         "(rod k, '0')")
+                if b in anchors:
+                    a, b = b, a
             if b in supported:
                 if a in supported:
                     raise ParameterError(f"{type(jt).__name__} joint {a}-{b}", "both nodes "

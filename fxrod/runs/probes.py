@@ -447,7 +447,7 @@ class BodyProbe:
     velocities and ``p = m v`` (the angular momentum about the origin less the moment of
     the linear momentum), ``= J omega`` for ``omega = 1/2 d_k x v_dk``. The midpoint step
     conserves it exactly for a torque-free body (the rows tested with a rotation).
-    Serial runs (a model with free bodies refuses MPI).
+    Under MPI the rank that owns the body's node computes them and every rank gets them.
 
     Parameters
     ----------
@@ -459,12 +459,13 @@ class BodyProbe:
         st = model.structure
         s = model.space.Q.tabulate_dof_coordinates()[:, 0]
         tol = 1e-12 * max(st.extent, 1.0)
+        n_owned = model.space.Q.dofmap.index_map.size_local
         self._nodes, self._M = [], []
         self.columns = {}
         for i, ext in enumerate(model.free_bodies):
             x = st.coordinate(st.body_rod(i), "0")
-            node = np.flatnonzero(np.abs(s - x) <= tol)
-            self._nodes.append(int(node[0]))
+            node = np.flatnonzero(np.abs(s[:n_owned] - x) <= tol)
+            self._nodes.append(int(node[0]) if node.size else -1)     # -1: another rank's
             self._M.append(np.array(ext.M, dtype=float))
             b = body_prefix(i)
             self.columns.update({f"{b}_{k}": "m" for k in (1, 2, 3)})
@@ -475,13 +476,18 @@ class BodyProbe:
         """``(x [m], v [m/s], L [kg m^2/s])`` of body ``i`` at t: centre, its velocity and
         the angular momentum about it."""
         n = self._nodes[i]
-        X = model.q_nodal_local()[n].reshape(4, 3)
-        V = model.v0.x.array.reshape(-1, 12)[n].reshape(4, 3)
-        M = self._M[i]
-        p = M[0] @ V
-        L = np.einsum("ab,aj,bk->jk", M, X, V)               # sum_ab M_ab X_a (x) V_b
-        L = np.array([L[1, 2] - L[2, 1], L[2, 0] - L[0, 2], L[0, 1] - L[1, 0]])
-        return X[0].copy(), V[0].copy(), L - np.cross(X[0], p)
+        out = None
+        if n >= 0:
+            X = model.q_nodal_local()[n].reshape(4, 3)
+            V = model.v0.x.array.reshape(-1, 12)[n].reshape(4, 3)
+            M = self._M[i]
+            p = M[0] @ V
+            L = np.einsum("ab,aj,bk->jk", M, X, V)           # sum_ab M_ab X_a (x) V_b
+            L = np.array([L[1, 2] - L[2, 1], L[2, 0] - L[0, 2], L[0, 1] - L[1, 0]])
+            out = (X[0].copy(), V[0].copy(), L - np.cross(X[0], p))
+        if model.comm.size == 1:
+            return out
+        return next(o for o in model.comm.allgather(out) if o is not None)
 
     def __call__(self, sim, res) -> dict[str, float]:
         out = {}

@@ -138,6 +138,8 @@ class Reduction:
         """Local reduced indices of owned full dofs that are masters (ParameterError for a
         slave, e.g. a support on an eliminated node)."""
         full_local = np.asarray(full_local, dtype=np.int64)
+        if full_local.size == 0:       # nothing asked (a rank may own no dof at all)
+            return np.empty(0, dtype=np.int32)
         pos = np.searchsorted(self.masters_local, full_local)
         pos = np.minimum(pos, max(self.masters_local.size - 1, 0))
         ok = self.masters_local.size > 0 and np.all(self.masters_local[pos] == full_local)
