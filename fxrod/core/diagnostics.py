@@ -4,12 +4,17 @@
 :class:`fxrod.core.model.RodModel` (tip, a node at given s, all nodes gathered on one rank);
 :class:`StrainConsistency` measures how well the stress field matches the strains of the
 configuration (theory §2.3, eq. 54); :func:`tension_mechanism_ratio` says whether the
-tension of a state makes the element's shear mechanism unstable. Energies live in
+tension of a state makes the element's shear mechanism unstable; :class:`RodMomentum` gives
+the rod's linear and angular momentum and the mean of its centreline from the nodal
+arrays. Energies live in
 :mod:`fxrod.core.ledger`, CSV columns in :mod:`fxrod.runs.probes`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import basix
 import numpy as np
 import ufl
 from dolfinx import fem
@@ -17,6 +22,7 @@ from mpi4py import MPI
 
 from fxrod import native
 from fxrod.core.kinematics import CONSTRAINT_PAIRS
+from fxrod.core.spaces import GAUSS_DEGREE
 
 
 class Nodes:
@@ -36,6 +42,8 @@ class Nodes:
         # the owned nodes' 12 indices into w0 for the C check of the constraints
         self._q_own_map = np.ascontiguousarray(
             np.asarray(m.space.q_map).reshape(-1, 12)[: self._n_own], dtype=np.int32)
+        self._w0 = m.w0.x.array          # a view of the state's buffer (read every row)
+        self._constraint: Callable[[], float] | None = None   # made on first use
 
     def q_owned(self) -> np.ndarray:
         """Nodal configurations ``(n_owned, 12)`` of this rank at t_n."""
@@ -55,23 +63,30 @@ class Nodes:
     def tip(self) -> np.ndarray:
         """Centreline position at s = L of the (last) rod [m] (3,), MPI-reduced."""
         m = self.model
-        tip = m.w0.x.array[self._tip_dofs] if self._tip_dofs is not None else np.zeros(3)
+        tip = self._w0[self._tip_dofs] if self._tip_dofs is not None else np.zeros(3)
         return tip if m.comm.size == 1 else m.comm.allreduce(tip, op=MPI.SUM)
 
     def constraint_max(self) -> float:
         """Largest nodal orthonormality residual ``|g_ij|`` [-], MPI-reduced (a C loop over
         the nodes where fxrod's helper builds, else :func:`nodal_constraint_max`)."""
+        if self._constraint is None:
+            self._constraint = self._local_constraint_max()
+        local = self._constraint()
+        comm = self.model.comm
+        return local if comm.size == 1 else comm.allreduce(local, op=MPI.MAX)
+
+    def _local_constraint_max(self) -> Callable[[], float]:
+        """This rank's largest residual as a function: fxrod's C loop over the owned nodes
+        of ``w0`` with its arguments made once, else numpy."""
         try:
             lib = native.load("assembly")
         except Exception:  # noqa: BLE001  (no C compiler: numpy)
-            local = nodal_constraint_max(self.q_owned())
-        else:
-            w = self.model.w0.x.array
-            local = lib.lib.fxrod_constraint_max(
-                self._q_own_map.shape[0], lib.ffi.cast("int32_t*", self._q_own_map.ctypes.data),
-                lib.ffi.cast("double*", w.ctypes.data))
-        comm = self.model.comm
-        return local if comm.size == 1 else comm.allreduce(local, op=MPI.MAX)
+            return lambda: nodal_constraint_max(self.q_owned())
+        args = (self._q_own_map.shape[0],
+                lib.ffi.cast("int32_t*", self._q_own_map.ctypes.data),
+                lib.ffi.cast("double*", self._w0.ctypes.data))   # both kept on self
+        fn = lib.lib.fxrod_constraint_max
+        return lambda: fn(*args)
 
     def node_q(self, s: float) -> np.ndarray:
         """Nodal configuration ``q`` (12,) at the P2 node at arc length ``s``, MPI-reduced.
@@ -224,6 +239,85 @@ def tension_mechanism_ratio(model) -> float:
         local = float(np.max(tension * ell**2 * flexible)) / TENSION_MECHANISM_LIMIT
     comm = model.comm
     return local if comm.size == 1 else comm.allreduce(local, op=MPI.MAX)
+
+
+#: Entries of a flat 3x3 ``G`` whose differences ``G_12 - G_21, G_20 - G_02, G_01 - G_10``
+#: (indices from 0) are the axial vector of ``G - G^T``.
+_AXIAL = (np.array([5, 6, 1]), np.array([7, 2, 3]))
+
+
+class RodMomentum:
+    """The rod's linear momentum ``p = int rhoA v_phi ds`` [kg m/s], angular momentum about
+    the origin ``J = int (phi x rhoA v_phi + M11 d1 x v_d1 + M22 d2 x v_d2) ds``
+    [kg m^2/s] and the mean of its centreline ``com = 1/L int phi ds`` [m] from the nodal
+    arrays of ``w0`` and ``v0``: the integrals by the Gauss rule of the forms (``dx``,
+    :data:`fxrod.core.spaces.GAUSS_DEGREE`) summed into the P2 mass matrices of ``rhoA``,
+    ``M11``, ``M22`` once, ``J = axial(sum_k X_k^T M_k V_k)`` with ``X_k``, ``V_k`` the
+    nodal ``phi, d1, d2`` and their velocities, ``p = 1^T M_rhoA V_phi``. The same
+    quantities as the UFL integrals up to the order of the round-off; a few sums over the
+    element matrices' entries per state (O(n_e)) instead of nine assembled functionals.
+    MPI-reduced over the owned cells (one allreduce).
+
+    Parameters
+    ----------
+    model : fxrod.core.model.RodModel
+        A model on an affine interval mesh (the P2 space ``Q`` of its configuration).
+    """
+
+    def __init__(self, model) -> None:
+        self.model = m = model
+        Q = m.space.Q
+        ncell = m.mesh.topology.index_map(1).size_local
+        nodes = Q.dofmap.list[:ncell]                          # (ncell, 3) P2 nodes
+        n_local = Q.dofmap.index_map.size_local + Q.dofmap.index_map.num_ghosts
+        pts, wts = basix.make_quadrature(basix.CellType.interval, GAUSS_DEGREE)
+        N = Q.ufl_element().basix_element.tabulate(0, pts)[0, :, :, 0]    # (nq, 3)
+        x = m.mesh.geometry.x
+        g = m.mesh.geometry.dofmaps[0][:ncell]
+        det = np.linalg.norm(x[g[:, 1]] - x[g[:, 0]], axis=1)            # element lengths
+        wq = det[:, None] * wts[None, :]                                   # (ncell, nq)
+        # the element mass matrices of rhoA, M11, M22 (owned cells) entry by entry, the
+        # phi block's first, with the indices of X_r in w0 and of V_c in v0 for each entry
+        # M_rc (r, c: node a, b of the cell and block k; component j = 0, 1, 2)
+        q_map = np.asarray(m.space.q_map)
+        a = np.broadcast_to(nodes[:, :, None], (ncell, 3, 3)).reshape(-1, 1)
+        b = np.broadcast_to(nodes[:, None, :], (ncell, 3, 3)).reshape(-1, 1)
+        vals, ir, ic = [], [], []
+        for k, c in enumerate((m.rhoA, m.M11, m.M22)):
+            Me = np.einsum("eq,qa,qb->eab", wq * self._at_points(c, ncell, wts.size), N, N)
+            vals.append(Me.reshape(-1))
+            ir.append(q_map[12 * a + 3 * k + np.arange(3)].reshape(-1))
+            ic.append((12 * b + 3 * k + np.arange(3)).reshape(-1))
+        self._vals, self._ir, self._ic = (np.concatenate(x) for x in (vals, ir, ic))
+        self._n_phi = vals[0].size
+        # int N_a ds / L of every node and the indices of its phi in w0 (com = w^T X_phi)
+        self._w = np.zeros(n_local)
+        np.add.at(self._w, nodes, wq @ N / m.rod.length)
+        self._iphi = q_map[12 * np.arange(n_local)[:, None] + np.arange(3)].reshape(-1)
+        self._w0, self._v0 = m.w0.x.array, m.v0.x.array    # views: the state's buffers
+
+    @staticmethod
+    def _at_points(c, ncell: int, nq: int) -> np.ndarray:
+        """A section coefficient at the Gauss points ``(ncell, nq)``: a Constant's value or
+        a quadrature function's (:func:`fxrod.core.spaces.quadrature_function`)."""
+        if isinstance(c, fem.Constant):
+            return np.full((ncell, nq), float(c.value))
+        return c.x.array[c.function_space.dofmap.list[:ncell]]
+
+    def values(self) -> np.ndarray:
+        """``(p_1..3, J_1..3, com_1..3)`` (9,) at t_n, MPI-reduced: sums over the entries
+        by NumPy's own loops (a BLAS product, faster by itself, slowed the steps that
+        followed it, timed around the steps of the flying spaghetti)."""
+        X = self._w0[self._ir].reshape(-1, 3)             # X_r, V_c of every entry M_rc
+        V = self._v0[self._ic].reshape(-1, 3)
+        G = np.einsum("n,nj,nl->jl", self._vals, X, V).reshape(-1)   # sum_k X_k^T M_k V_k
+        out = np.empty(9)
+        n = self._n_phi
+        out[0:3] = np.einsum("n,nl->l", self._vals[:n], V[:n])       # p = 1^T M_rhoA V_phi
+        np.subtract(G[_AXIAL[0]], G[_AXIAL[1]], out=out[3:6])    # J = axial(G - G^T)
+        out[6:9] = np.einsum("a,aj->j", self._w, self._w0[self._iphi].reshape(-1, 3))
+        comm = self.model.comm
+        return out if comm.size == 1 else comm.allreduce(out, op=MPI.SUM)
 
 
 def nodal_constraint_max(q: np.ndarray) -> float:

@@ -285,15 +285,21 @@ class RodModel:
                 ctx.sigma_momentum = ctx.sigma_momentum + s
 
         self.F = self.step_residual(ctx, tests, sig1, sig0)
+        eps = self.strain_form()
+        #: elastic energy [J] of the displacement-based strains at t_n with the stiffness of
+        #: the unconstrained strains (the column ``strain_energy_displacement``), a UFL form
+        #: compiled with the model's forms
+        self.strain_energy_displacement = 0.5 * ufl.dot(eps, ufl.elem_mult(self.K, eps)) * ctx.dx
 
         self.bcs = self._make_bcs()
         self.reduction = self._joint_reduction()
         # the slave nodes' reference from their masters: the joints hold to the last bit
         self.q_ref.x.array[:] = self.enforce_joints(self.q_ref.x.array)
-        # the ledger's forms compiled with the residual and its Jacobian (fxrod.native.jit), the
-        # C helpers of the serial fast paths built meanwhile
+        # the ledger's forms compiled with the residual, its Jacobian and the strain energy's
+        # read-out (fxrod.native.jit), the C helpers of the serial fast paths built meanwhile
         self.ledger = EnergyLedger(
-            self, compile_with=(self.F, derivative_block(self.F, self.w)),
+            self, compile_with=(self.F, derivative_block(self.F, self.w),
+                                self.strain_energy_displacement),
             meanwhile=_build_helpers if self.comm.size == 1 else None)
         self.nodes = Nodes(self)
         #: the linear solver's settings of the model's last run (set by the integrator):

@@ -267,24 +267,22 @@ class CSVWriter:
         self._active = comm is None or comm.rank == 0
         self._fh = None
         self._good = 0       # bytes of the file up to its last complete row
-        self._line = None    # the csv writer of the open file (io_line's lines)
         if self._active:
             try:
                 exists = self.path.exists() and self.path.stat().st_size > 0
                 self._fh = open(self.path, "a" if append else "w", newline="")  # noqa: SIM115
-                self._line = csv.writer(self._fh)   # io_line's lines, one write each
                 self._good = self._fh.tell()
                 if not (append and exists):
-                    self._put(self.columns)
+                    self._put(io_line(self.columns))
                 if units is not None:
                     write_columns_json(self.path, {c: units[c] for c in self.columns},
                                        meanings=meanings)
             except OSError as e:
                 self._fail(e)
 
-    def _put(self, values: Sequence) -> None:
+    def _put(self, line: str) -> None:
         """Append one line and flush it; the file must still be linked in its directory."""
-        self._line.writerow(values)
+        self._fh.write(line)
         self._fh.flush()
         if os.fstat(self._fh.fileno()).st_nlink == 0:
             raise FileNotFoundError(2, "the file (or its directory) was removed")
@@ -316,32 +314,31 @@ class CSVWriter:
         fxrod.errors.OutputError
             If the row cannot be written; the file keeps its complete rows and is closed.
         """
-        values = []
-        get, isfinite = row.get, math.isfinite
-        for c in self.columns:
-            v = get(c, "")
-            if type(v) is float:       # the common case first: repr(float(v)) is repr(v)
-                if not isfinite(v):
-                    self._non_finite(c, v, row)
-                values.append(repr(v))
-            elif isinstance(v, float | np.floating):
-                if not isfinite(float(v)):
-                    self._non_finite(c, v, row)
-                values.append(repr(float(v)))
-            else:
-                values.append(_plain(v))
+        values = [row.get(c, "") for c in self.columns]
+        if set(map(type, values)) <= _NUMBERS and math.isfinite(sum(values)):
+            # finite Python floats and ints only (the common row): the line :func:`io_line`
+            # writes, each value's repr, made in one call
+            line = repr(values)[1:-1].replace(", ", ",") + "\r\n"
+        else:
+            line = io_line([self._checked(c, v, row)
+                            for c, v in zip(self.columns, values, strict=True)])
         if self._active:
             if self._fh is None:
                 raise ValueError(f"{self.path}: writer is closed")
             try:
-                self._put(values)
+                self._put(line)
             except OSError as e:
                 self._fail(e)
 
     @staticmethod
-    def _non_finite(c: str, v, row: Mapping[str, float]):
-        raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
-                             f"{_plain(row.get('t'))}; row not written")
+    def _checked(c: str, v, row: Mapping[str, float]):
+        """The value of column ``c`` to write: a float (NaN/Inf refused) or the plain value."""
+        if not isinstance(v, float | np.floating):
+            return v
+        if not math.isfinite(float(v)):
+            raise NonFiniteError(f"column {c!r} is {float(v)} at t = "
+                                 f"{_plain(row.get('t'))}; row not written")
+        return float(v)
 
     def close(self) -> None:
         """Close the file (idempotent)."""
@@ -358,6 +355,10 @@ class CSVWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+#: The types of a row written by its values' reprs in one call (:meth:`CSVWriter.write`).
+_NUMBERS = {float, int}
 
 
 def _plain(v):

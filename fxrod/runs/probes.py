@@ -23,6 +23,7 @@ import numpy as np
 import ufl
 from dolfinx import fem, la
 
+from fxrod.core.diagnostics import RodMomentum
 from fxrod.core.kinematics import split_q
 from fxrod.core.ledger import LEDGER_COLUMNS
 from fxrod.core.obstacles import Cylinder, HalfSpace, Obstacle, Sphere
@@ -71,34 +72,38 @@ class EnergyProbe:
 
 class MomentumProbe:
     """Linear momentum ``p_i`` [kg m/s], angular momentum about the origin ``J_i``
-    [kg m^2/s] and the centre of the centreline ``com_i = 1/L int phi_i ds`` [m]."""
+    [kg m^2/s] and the centre of the centreline ``com_i = 1/L int phi_i ds`` [m]: the rod's
+    from the nodal arrays (:class:`fxrod.core.diagnostics.RodMomentum`, made once per
+    model), plus the momenta of the extensions' masses (rigid bodies: their UFL point terms,
+    compiled on first use in a model that has them)."""
 
     columns = {**{f"p_{i}": "kg m/s" for i in (1, 2, 3)},
                **{f"J_{i}": "kg m^2/s" for i in (1, 2, 3)},
                **{f"com_{i}": "m" for i in (1, 2, 3)}}
+    _names = tuple(columns)
+
+    def __init__(self) -> None:
+        self._rod: RodMomentum | None = None
 
     @staticmethod
-    def _forms(m) -> dict:
-        """The nine functionals' UFL forms by column."""
-        dx = m.ctx.dx
-        phi, d = split_q(ufl.split(m.w0)[0])
-        vphi, vd = split_q(m.v0)
-        p = m.rhoA * vphi
-        J = ufl.cross(phi, m.rhoA * vphi) + m.M11 * ufl.cross(d[0], vd[0]) \
-            + m.M22 * ufl.cross(d[1], vd[1])
+    def _body_forms(m) -> dict:
+        """The extensions' momenta as UFL forms by column (empty without such masses)."""
         bodies = [b for b in (e.momentum(ufl.split(m.w0)[0], m.v0) for e in m.extensions)
                   if b is not None]
-        forms = {}
-        for i in range(3):
-            forms[f"p_{i + 1}"] = sum((b[0][i] * b[2] for b in bodies), p[i] * dx)
-            forms[f"J_{i + 1}"] = sum((b[1][i] * b[2] for b in bodies), J[i] * dx)
-            forms[f"com_{i + 1}"] = phi[i] / m.rod.length * dx
-        return forms
+        if not bodies:
+            return {}
+        return {f"{k}_{i + 1}": sum((b[j][i] * b[2] for b in bodies[1:]),
+                                    bodies[0][j][i] * bodies[0][2])
+                for j, k in enumerate("pJ") for i in range(3)}
 
     def __call__(self, sim, res) -> dict[str, float]:
         m = sim.model
-        return {k: f.value() for k, f in m.functionals("momentum",
-                                                        lambda: self._forms(m)).items()}
+        if self._rod is None or self._rod.model is not m:
+            self._rod = RodMomentum(m)
+        out = dict(zip(self._names, self._rod.values().tolist(), strict=True))
+        for k, f in m.functionals("momentum_bodies", lambda: self._body_forms(m)).items():
+            out[k] += f.value()
+        return out
 
 
 class TipProbe:
@@ -123,20 +128,17 @@ class ConstraintProbe:
 class StrainProbe:
     """``strain_energy_displacement`` [J]: elastic energy of the displacement-based strains
     ``eps(q) - eps0`` with the full (instantaneous) stiffness of the unconstrained strains;
-    equals ``strain_energy`` of an elastic rod up to the strain consistency (theory §2.3)."""
+    equals ``strain_energy`` of an elastic rod up to the strain consistency (theory §2.3).
+    The model's form (:attr:`fxrod.core.model.RodModel.strain_energy_displacement`, compiled
+    with its residual), summed by :class:`fxrod.core.ledger.Functional`."""
 
     columns = {"strain_energy_displacement": "J"}
 
-    @staticmethod
-    def _forms(m) -> dict:
-        eps = m.strain_form()
-        return {"strain_energy_displacement":
-                0.5 * ufl.dot(eps, ufl.elem_mult(m.K, eps)) * m.ctx.dx}
-
     def __call__(self, sim, res) -> dict[str, float]:
         m = sim.model
-        return {k: f.value() for k, f in m.functionals("strain_displacement",
-                                                        lambda: self._forms(m)).items()}
+        (f,) = m.functionals("strain_displacement", lambda: {
+            "strain_energy_displacement": m.strain_energy_displacement}).values()
+        return {"strain_energy_displacement": f.value()}
 
 
 class ReactionProbe:
