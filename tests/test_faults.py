@@ -268,6 +268,33 @@ def test_removed_output_directory_is_one_line(tmp_path, monkeypatch):
     assert "\n" not in msg and str(out / "fs.csv") in msg and "removed" in msg
 
 
+def test_runs_check_one_directory_at_once(tmp_path):
+    """Serial runs on their own communicators (the gradings of a companion dealt to the ranks)
+    check the same output directory at the same time: each probe file has a name of its
+    own, so no run sees another's probe vanish (a shared name failed one rank in the full
+    tier: 'No such file or directory: .../.fxrod_write_test', and the other hung)."""
+    import threading
+
+    from fxrod.output.tables import prepare_output_dir
+
+    errors = []
+
+    def check():
+        try:
+            for _ in range(300):
+                prepare_output_dir(tmp_path / "shared")
+        except ParameterError as e:                      # pragma: no cover - the failure
+            errors.append(e)
+
+    threads = [threading.Thread(target=check) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors[0]
+    assert list((tmp_path / "shared").iterdir()) == []   # no probe left behind
+
+
 def test_read_only_output_directory_is_one_line(tiny_tmpfs):
     subprocess.run(["mount", "-o", "remount,ro", str(tiny_tmpfs)], check=True)
     with pytest.raises(ParameterError, match="writable directory.*Read-only"):

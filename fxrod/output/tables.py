@@ -16,6 +16,7 @@ import csv
 import io
 import math
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,7 +209,8 @@ class NonFiniteError(FloatingPointError):
 
 
 def prepare_output_dir(path: str | os.PathLike, comm=None) -> Path:
-    """Create ``path`` (rank 0) and check that it is writable.
+    """Create ``path`` (rank 0) and check that it is writable (by a file of a unique name,
+    so that runs on other communicators may check the same directory at the same time).
 
     Raises
     ------
@@ -223,9 +225,9 @@ def prepare_output_dir(path: str | os.PathLike, comm=None) -> Path:
     if rank == 0:
         try:
             p.mkdir(parents=True, exist_ok=True)
-            probe = p / ".fxrod_write_test"
-            probe.write_text("ok")
-            probe.unlink()
+            # a probe of its own (several serial runs may check one directory at once)
+            with tempfile.NamedTemporaryFile(dir=p, prefix=".fxrod_write_test") as probe:
+                probe.write(b"ok")
         except OSError as e:
             err = str(e)
     if comm is not None and comm.size > 1:
