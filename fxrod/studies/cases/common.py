@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxrod.errors import CheckpointError, ConvergenceError, OutputError
+from fxrod.errors import CheckpointError, ConvergenceError, OutputError, ParameterError
 from fxrod.runs.checkpoint import CHECKPOINT_NAME
 from fxrod.runs.problem import Problem
 from fxrod.runs.simulation import Interrupted, Simulation
@@ -149,15 +149,15 @@ def deal(names: list[str], run_one, comm, restart=None) -> list:
     ``comm`` (each run serial), ``restart_i`` the checkpoint of run i in ``restart``
     (:func:`restart_file`); the results in the order of ``names`` on rank 0 (empty
     elsewhere). A rank whose run is stopped (a signal, an unwritable file, a checkpoint that
-    cannot be restarted, a failed solve) runs no further run, and the error is raised on
-    every rank (:func:`raise_shared`)."""
+    cannot be restarted, a failed solve, bad input found inside a run) runs no further run,
+    and the error is raised on every rank (:func:`raise_shared`)."""
     mine, err = [], None
     for i, name in enumerate(names):
         if i % comm.size != comm.rank or err is not None:
             continue
         try:
             mine.append((i, run_one(i, restart_file(restart, name, names))))
-        except (Interrupted, OutputError, CheckpointError, ConvergenceError) as e:
+        except (Interrupted, OutputError, CheckpointError, ConvergenceError, ParameterError) as e:
             err = e
     raise_shared(err, comm)
     gathered = comm.gather(mine, root=0)
