@@ -79,6 +79,14 @@ def _nonnegative(name: str, value: float, unit: str) -> float:
         raise ParameterError(name, value, f"a finite number >= 0 {unit}") from None
 
 
+def _diameter(value: float) -> float:
+    """The hydrodynamic diameter [m] as a float, or a one-line ParameterError."""
+    d = check_finite("diameter", value)
+    if d <= 0.0:
+        raise ParameterError("diameter", value, "a finite number > 0 m")
+    return d
+
+
 def _centreline(ctx: Context):
     """``(v, t)``: the relative-velocity base ``v_m`` (zero in statics) and the unit
     tangent ``t = phi_e'/|phi_e'|`` of the centreline at the evaluation state."""
@@ -276,9 +284,7 @@ class MorisonDrag(_LineDrag):
                  g: Vec3 = (0.0, 0.0, -9.81), C_a: float = 0.0, v_reg: float = V_REG,
                  name: str = "morison") -> None:
         self.rho_f = _nonnegative("rho_f", rho_f, "kg/m^3")
-        self.diameter = check_finite("diameter", diameter)
-        if self.diameter <= 0.0:
-            raise ParameterError("diameter", diameter, "a finite number > 0 m")
+        self.diameter = _diameter(diameter)
         self.C_dn = _nonnegative("C_dn", C_dn, "(dimensionless)")
         self.C_dt = _nonnegative("C_dt", C_dt, "(dimensionless)")
         if check_finite("C_a", C_a) != 0.0:
@@ -567,9 +573,7 @@ class AddedMass(Extension):
     def __init__(self, rho_f: float, diameter: float, C_a: float = 1.0,
                  name: str = "added_mass") -> None:
         self.rho_f = _nonnegative("rho_f", rho_f, "kg/m^3")
-        self.diameter = check_finite("diameter", diameter)
-        if self.diameter <= 0.0:
-            raise ParameterError("diameter", diameter, "a finite number > 0 m")
+        self.diameter = _diameter(diameter)
         self.C_a = _nonnegative("C_a", C_a, "(dimensionless)")
         self.name = name
 
