@@ -55,8 +55,27 @@ functions jitted before the clock starts), ``--runs`` runs each (default 3):
    ``Create`` and ``Init``. Each against Irvine's elastic catenary on the seabed through the
    same fairlead: H and V (the fairlead's pull on the line), the tension there, and the
    largest distance [m] of the nodes from the closed-form profile at their arc lengths.
-   ``ratio``: the row's wall time over fxrod's. (No dynamic decay yet: fxrod's mooring demo
-   is quasi-static; see bench/README.md.)
+   ``ratio``: the row's wall time over fxrod's.
+
+   Then the dynamic decay (demos/mooring.py's ``decay``, ``--quick``: to 10 s): from the
+   static state the fairlead moves 2 m away from the anchor over 5 s (quintic ramp) and is
+   held, to 80 s. fxrod: 64 elements, EI 3e5 N m^2 (the tension leaves the elements' shear
+   mode stable), the fairlead clamped and turned to the new catenary's end angle, Morison
+   drag (C_dn 2.4, C_dt 1.15 on the diameter and the surface pi D), added mass C_a 1 across
+   the line, the seabed penalty k 1e6 N/m^2 and the line lifted by w/k, the implicit
+   midpoint rule at h 0.05 s (Newton to 1e-6). MoorDyn: the same line type with
+   ``Cd`` = C_dn, ``CdAx`` = C_dt, ``Ca`` = C_a, ``CaAx`` 0, EI 0 (a cable; with EI 3e5 its
+   ``Init`` stopped 4 kN off), the same 64 segments, ``kbot = k/D`` through the anchor (so
+   the lying chain rests w/k below the anchor, as fxrod's below its lifted anchor),
+   ``threshIC`` 1e-4, its RK2 at dtM 1e-4 s, the fairlead a coupled point (pinned) driven by
+   ``moordyn.Step`` every 0.05 s with the ramp's position and the step's mean velocity;
+   internal axial damping ``BA`` -1 (critical, MoorDyn's usual chain setting) and 0 (none,
+   as fxrod's line). Compared: the settled fairlead force (mean over the last 20 s) against
+   Irvine's catenary through the new fairlead (above the lying chain), the peak tension,
+   the largest difference of the fairlead tension from fxrod's over the run (MoorDyn's
+   end-of-step force averaged over each step, as fxrod's reaction is the step's average),
+   relative to the static change of the tension, and wall time: fxrod's steps, MoorDyn's
+   ``Step`` calls (its ``Create`` and ``Init`` in ``init_s``).
 
 5. Ex. 6.2 in MuJoCo (its ``mujoco`` package; the composite cable of MuJoCo 3 is the 1D flex
    of MuJoCo 4): a discrete elastic rod (Bergou et al. 2008: bending and torsion at the
@@ -94,7 +113,7 @@ import numpy as np
 
 import fxrod  # noqa: F401  (imports dolfinx_solver before petsc4py)
 from fxrod.data import reference_path
-from fxrod.problems.mooring import elastic_catenary
+from fxrod.problems.mooring import catenary_curve, elastic_catenary, quintic_ramp, window_means
 from fxrod.solvers.settings import SolverSettings
 
 #: PyElastica's position-Verlet steps per 1 ms by element count: dt = 1 ms / 1667 ~ 6.0e-7 s
@@ -464,6 +483,11 @@ def _mooring_module():
     return mod
 
 
+def _fairlead(M) -> np.ndarray:
+    """The fairlead ``(x, z)`` [m] of demos/mooring.py's line ``M`` from its anchor."""
+    return catenary_curve(M.H_REFERENCE, M.LENGTH, M.WET_WEIGHT)[1][[0, 2]]
+
+
 def catenary_profile(M, s: np.ndarray, H: float, V: float) -> np.ndarray:
     """``(x, z)`` [m] of Irvine's elastic catenary on the seabed (fairlead force (H, V) [N])
     at the unstretched arc lengths ``s`` [m] of demos/mooring.py's line ``M``."""
@@ -475,18 +499,23 @@ def catenary_profile(M, s: np.ndarray, H: float, V: float) -> np.ndarray:
     return np.column_stack([x, z])
 
 
-def moordyn_input(M, fairlead: np.ndarray, n_seg: int, thresh: float) -> str:
+def moordyn_input(M, fairlead: np.ndarray, n_seg: int, thresh: float, ei: float = 0.0,
+                  ba: float = -1.0, dt: float = 1e-4) -> str:
     """MoorDyn's (v2) input file for demos/mooring.py's line ``M``: the anchor at
     ``(0, 0, -depth)`` on the seabed, the fairlead ``(x_f, z_f)`` above it (module
-    docstring)."""
+    docstring); ``ei`` the line's bending stiffness [N m^2], ``ba`` its internal axial
+    damping (``BA/-zeta``: negative, the fraction of the segments' critical damping), ``dt``
+    MoorDyn's time step ``dtM`` [s]."""
     x_f, z_f = fairlead
     depth = z_f + MOORDYN_FREEBOARD
+    line_type = " ".join(f"{v:.17g}" for v in (M.DIAMETER, M.RHO_A, M.EA, ba, ei, M.C_DN,
+                                                M.C_A, M.C_DT, 0.0))
     return f"""--------------------- MoorDyn Input File ------------------------------------
 fxrod bench/peers.py: the chain of demos/mooring.py in still water
 ----------------------- LINE TYPES ------------------------------------------
 TypeName   Diam    Mass/m     EA     BA/-zeta    EI    Cd     Ca     CdAx    CaAx
 (name)     (m)     (kg/m)     (N)    (N-s/-)     (N-m^2)  (-)  (-)   (-)     (-)
-chain {M.DIAMETER:.17g} {M.RHO_A:.17g} {M.EA:.17g} -1.0 0.0 {M.C_DN:.17g} 1.0 {M.C_DT:.17g} 0.0
+chain {line_type}
 ---------------------- POINTS --------------------------------
 ID     Attachment  X       Y     Z      M      V       CdA   CA
 (#)    (-)         (m)     (m)   (m)    (kg)   (m^3)  (m^2)  (-)
@@ -498,7 +527,7 @@ ID    LineType   AttachA  AttachB  UnstrLen  NumSegs  Outputs
 1     chain      1        2        {M.LENGTH:.17g}  {n_seg}   -
 ---------------------- OPTIONS -----------------------------------------
 0        writeLog
-1e-4     dtM
+{dt:.17g}     dtM
 {M.STIFFNESS / M.DIAMETER:.17g}   kbot
 0.0      cbot
 {depth:.17g}  WtrDpth
@@ -539,7 +568,7 @@ def moordyn_mooring(thresh: float, n_seg: int = MOORING_ELEMENTS) -> dict:
     import moordyn
 
     M = _mooring_module()
-    fairlead = M.reference_catenary()[1][[0, 2]]
+    fairlead = _fairlead(M)
     text = moordyn_input(M, fairlead, n_seg, thresh)
     depth = fairlead[1] + MOORDYN_FREEBOARD
     with tempfile.TemporaryDirectory() as tmp:
@@ -577,7 +606,7 @@ def fxrod_mooring() -> dict:
 
 def _measure_mooring(label: str, fn, runs: int) -> dict:
     M = _mooring_module()
-    fairlead = M.reference_catenary()[1][[0, 2]]
+    fairlead = _fairlead(M)
     H, Ls = elastic_catenary(*fairlead, M.LENGTH, M.WET_WEIGHT, M.EA)
     V = M.WET_WEIGHT * Ls
     walls = []
@@ -596,7 +625,7 @@ def _measure_mooring(label: str, fn, runs: int) -> dict:
 def _mooring(out: dict, a, runs: int) -> None:
     """The mooring line rows of ``out`` and Irvine's closed form ``mooring_irvine``."""
     M = _mooring_module()
-    fairlead = M.reference_catenary()[1][[0, 2]]
+    fairlead = _fairlead(M)
     H, Ls = elastic_catenary(*fairlead, M.LENGTH, M.WET_WEIGHT, M.EA)
     out["mooring_irvine"] = {"H_N": H, "V_N": M.WET_WEIGHT * Ls,
                              "tension_N": math.hypot(H, M.WET_WEIGHT * Ls),
@@ -613,6 +642,173 @@ def _mooring(out: dict, a, runs: int) -> None:
                 lambda thresh=thresh: moordyn_mooring(thresh), runs))
     else:
         out["skipped"].append("mooring: MoorDyn not installed (pip install .[peers])")
+    _mooring_decay(out, a, runs)
+
+
+# ---------------------------------------------------------------- mooring line: decay
+#: MoorDyn's time step [s] in the decay (its RK2 is stable to about 5e-4 s on 3.9 m
+#: segments); its coupling step is fxrod's step ``M.DECAY_H``.
+MOORDYN_DECAY_DT = 1e-4
+#: MoorDyn's ``threshIC`` of the decay's initial static solve [m/s^2].
+MOORDYN_DECAY_THRESH = 1e-4
+#: The window [s] over which the settled fairlead force is averaged (the oscillation left
+#: has periods of 2.5 s and less).
+DECAY_WINDOW = 20.0
+
+
+def moordyn_decay_line(ei: float = 0.0, ba: float = 0.0,
+                       thresh: float = MOORDYN_DECAY_THRESH):
+    """MoorDyn's line of demos/mooring.py's decay (``M.decay``) in the current folder (it
+    writes its outputs there): the input file ``lines.txt`` with the same
+    ``M.DECAY_ELEMENTS`` segments, ``ei`` [N m^2] the line's bending stiffness, ``ba`` its
+    internal axial damping (MoorDyn's ``BA/-zeta``), created and its static solve (``Init``,
+    ``threshIC`` ``thresh`` [m/s^2]) run with the fairlead at its start. Returns (the system,
+    ``where``: t [s] -> the fairlead's prescribed position in MoorDyn's frame [m], the water
+    depth [m], the wall time of ``Create`` and ``Init`` [s]); the caller closes the system.
+    The fairlead (a coupled point, pinned) moves by ``M.SHIFT`` along x on the quintic ramp
+    over ``M.RAMP``: ``moordyn.Step`` takes its position at the step's start and its
+    velocity and moves it linearly over the step, so the velocity to give is the step's
+    mean (the ramp's positions at the step ends are then exact)."""
+    import moordyn
+
+    M = _mooring_module()
+    x_f, z_f = _fairlead(M)
+    depth = z_f + MOORDYN_FREEBOARD
+    with open("lines.txt", "w") as fh:
+        fh.write(moordyn_input(M, np.array([x_f, z_f]), M.DECAY_ELEMENTS, thresh, ei=ei,
+                               ba=ba, dt=MOORDYN_DECAY_DT))
+
+    def where(t: float) -> list[float]:
+        return [x_f + M.SHIFT * quintic_ramp(t, M.RAMP), 0.0, z_f - depth]
+
+    with _Quiet():
+        t0 = time.perf_counter()
+        system = moordyn.Create("lines.txt")
+        moordyn.Init(system, where(0.0), [0.0, 0.0, 0.0])
+        init = time.perf_counter() - t0
+    return system, where, depth, init
+
+
+def moordyn_step(system, where, t: float, h: float) -> np.ndarray:
+    """One ``moordyn.Step`` of ``h`` [s] from ``t`` [s] with the fairlead on ``where``
+    (:func:`moordyn_decay_line`); returns the fairlead's pull on the line ``(F_x, F_z)``
+    [N] at the step's end."""
+    import moordyn
+
+    a, b = where(t), where(t + h)
+    v = [(q - p) / h for p, q in zip(a, b, strict=True)]
+    return -np.asarray(moordyn.Step(system, a, v, t, h))[[0, 2]]
+
+
+def moordyn_decay(t_end: float, ei: float = 0.0, ba: float = 0.0) -> dict:
+    """MoorDyn's decay (:func:`moordyn_decay_line`), ``moordyn.Step`` every ``M.DECAY_H`` to
+    ``t_end`` [s]. Returns ``t`` [s], ``fairlead_force`` ``(F_x, F_z)`` [N] (the pull on the
+    line at the step's end), ``mid`` ``(x, z)`` [m] of the node at mid-length (from the
+    anchor), ``wall_s`` of the steps [s] and ``init_s`` of ``Create`` and ``Init`` [s]."""
+    import tempfile
+
+    import moordyn
+
+    M = _mooring_module()
+    n_seg, h = M.DECAY_ELEMENTS, M.DECAY_H
+    steps = int(round(t_end / h))
+    F, mid = np.empty((steps + 1, 2)), np.empty((steps + 1, 2))
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)                                # MoorDyn writes its outputs here
+        try:
+            system, where, depth, init = moordyn_decay_line(ei, ba)
+            point, line = moordyn.GetPoint(system, 2), moordyn.GetLine(system, 1)
+            with _Quiet():
+                F[0] = -np.asarray(moordyn.GetPointForce(point))[[0, 2]]
+                mid[0] = np.asarray(moordyn.GetLineNodePos(line, n_seg // 2))[[0, 2]]
+                t0 = time.perf_counter()
+                for i in range(steps):
+                    F[i + 1] = moordyn_step(system, where, i * h, h)
+                    mid[i + 1] = np.asarray(moordyn.GetLineNodePos(line, n_seg // 2))[[0, 2]]
+                wall = time.perf_counter() - t0
+                moordyn.Close(system)
+        finally:
+            os.chdir(cwd)
+    mid[:, 1] += depth
+    return {"t": h * np.arange(steps + 1), "fairlead_force": F, "mid": mid, "wall_s": wall,
+            "init_s": init}
+
+
+def fxrod_decay(t_end: float) -> dict:
+    """fxrod's decay (demos/mooring.py's ``decay``: its static pre-solve, then the steps):
+    the keys of :func:`moordyn_decay`, ``wall_s`` of the steps only."""
+    run = _mooring_module().decay(t_end)
+    return {k: run[k] for k in ("t", "fairlead_force", "mid", "wall_s")}
+
+
+def _decay_row(label: str, fn, runs: int, ref: dict, base: dict | None) -> tuple[dict, dict]:
+    """A decay row: wall times of ``runs`` runs of ``fn``; from the last run the settled
+    fairlead force (the mean over the last :data:`DECAY_WINDOW`, a quarter of the run if
+    shorter) against Irvine's catenary through the new fairlead (``ref``), its change from
+    the window before, the tension's range over the last window (the oscillation left), the
+    peak tension, the settled mid-length node and, against fxrod's run ``base``, the largest
+    difference of the fairlead tension over the run (MoorDyn's end-of-step force averaged
+    over each step, as fxrod's reaction is) and of the mid-length node. Returns (row, the
+    last run)."""
+    walls = []
+    for _ in range(runs):
+        run = fn()
+        walls.append(run["wall_s"])
+    t, F = run["t"], run["fairlead_force"]
+    window = min(DECAY_WINDOW, t[-1] / 4)            # --quick: 2.5 s of 10 s
+    mean, before = window_means(t, F, window)
+    mid, _ = window_means(t, run["mid"], window)
+    T = np.hypot(F[:, 0], F[:, 1])
+    row = {"label": label, "wall_s": walls, "mean_s": statistics.fmean(walls),
+           "t_end_s": float(t[-1]), "initial_tension_N": float(T[0]),
+           "peak_tension_N": float(T.max()), "H_N": float(mean[0]), "V_N": float(mean[1]),
+           "H_error": float(mean[0] / ref["H_new_N"] - 1.0),
+           "V_error": float(mean[1] / ref["V_new_N"] - 1.0),
+           "unsettled_N": float(np.max(np.abs(mean - before))),
+           "last_window_range_N": float(np.ptp(T[t > t[-1] - window])),
+           "mid_x_m": float(mid[0]), "mid_z_m": float(mid[1])}
+    if "init_s" in run:
+        row["init_s"] = float(run["init_s"])
+    if base is not None:
+        Tb = np.hypot(*base["fairlead_force"].T)
+        Tm = np.concatenate([T[:1], 0.5 * (T[1:] + T[:-1])])
+        dT = np.abs(Tm - Tb)
+        row["max_tension_difference_N"] = float(dT.max())
+        row["at_s"] = float(t[np.argmax(dT)])
+        row["tension_difference"] = float(dT.max() / ref["tension_change_N"])
+        row["max_mid_difference_m"] = float(np.max(np.linalg.norm(run["mid"] - base["mid"],
+                                                                  axis=1)))
+    return row, run
+
+
+def _mooring_decay(out: dict, a, runs: int) -> None:
+    """The decay rows ``out["mooring_decay"]`` and Irvine's catenaries through the old and
+    the new fairlead ``out["mooring_decay_irvine"]`` (above the lying chain)."""
+    M = _mooring_module()
+    t_end = 10.0 if a.quick else 80.0
+    x_f, z_f = _fairlead(M)
+    z_f += M.WET_WEIGHT / M.STIFFNESS            # above the lying chain (module docstring)
+    ref = {"shift_m": M.SHIFT, "ramp_s": M.RAMP, "fairlead_m": [float(x_f), float(z_f)]}
+    for key, x in (("old", x_f), ("new", x_f + M.SHIFT)):
+        H, Ls = elastic_catenary(x, z_f, M.LENGTH, M.WET_WEIGHT, M.EA)
+        ref |= {f"H_{key}_N": H, f"V_{key}_N": M.WET_WEIGHT * Ls,
+                f"tension_{key}_N": math.hypot(H, M.WET_WEIGHT * Ls)}
+    ref["tension_change_N"] = ref["tension_new_N"] - ref["tension_old_N"]
+    out["mooring_decay_irvine"] = ref
+    M.decay(M.DECAY_H)  # compile the forms before timing
+    row, base = _decay_row(f"fxrod decay {M.DECAY_ELEMENTS} el, EI {M.DECAY_EI:g}, "
+                           f"h {M.DECAY_H:g}", lambda: fxrod_decay(t_end), runs, ref, None)
+    out["mooring_decay"].append(row)
+    if a.skip_peers:
+        out["skipped"].append("mooring: MoorDyn decay (--skip-peers)")
+    elif _have("moordyn"):
+        for ba in (-1.0, 0.0):
+            out["mooring_decay"].append(_decay_row(
+                f"MoorDyn decay {M.DECAY_ELEMENTS} segments, dtM {MOORDYN_DECAY_DT:g}, "
+                f"BA {ba:g}", lambda ba=ba: moordyn_decay(t_end, ba=ba), runs, ref, base)[0])
+    else:
+        out["skipped"].append("mooring: MoorDyn decay not installed (pip install .[peers])")
 
 
 # ---------------------------------------------------------------- driver
@@ -646,7 +842,7 @@ def main(argv=None) -> dict:
     a.only = ALIASES.get(a.only, a.only)
     runs = 1 if a.quick else a.runs
     t_end = 0.02 if a.quick else 0.3
-    out: dict = {name: [] for name in COMPARISONS} | {"skipped": []}
+    out: dict = {name: [] for name in COMPARISONS} | {"mooring_decay": [], "skipped": []}
     if a.only in (None, "cantilever"):
         _cantilever(out, a, runs, t_end)
     if a.only in (None, "ancf"):
@@ -668,7 +864,8 @@ def main(argv=None) -> dict:
             for other in COMPARISONS:
                 if other != a.only:
                     out[other] = old.get(other, [])
-            for key, owner in (("mooring_irvine", "mooring"), ("mujoco_match", "mujoco")):
+            for key, owner in (("mooring_irvine", "mooring"), ("mooring_decay", "mooring"),
+                               ("mooring_decay_irvine", "mooring"), ("mujoco_match", "mujoco")):
                 if a.only != owner and key in old:
                     out[key] = old[key]
             out["skipped"] = [x for x in old["skipped"] if _comparison_of(x) != a.only] \
@@ -765,8 +962,9 @@ def _ancf(out: dict, a, runs: int) -> None:
 
 def _ratios(out: dict) -> None:
     """Each row's mean wall time over fxrod's (default path) in the same comparison."""
-    for r in out["mooring"]:
-        r["ratio"] = r["mean_s"] / out["mooring"][0]["mean_s"]
+    for key in ("mooring", "mooring_decay"):
+        for r in out[key]:
+            r["ratio"] = r["mean_s"] / out[key][0]["mean_s"]
     for r in out["mujoco"]:  # over the fxrod row at MuJoCo's best error
         r["ratio"] = r["mean_s"] / out["mujoco"][-1]["mean_s"]
     for r in out["snake"]:
@@ -811,6 +1009,16 @@ def _print(out: dict) -> None:
         print(f"{r['label']:<40} {ws:<22} {r['mean_s']:>9.3g} {r['H_N']:>9.6g} "
               f"{r['V_N']:>9.6g} {r['tension_N']:>9.6g} {r['max_profile_error_m']:>11.2e} "
               f"{r['ratio']:>7.3g}")
+    if out["mooring_decay"]:
+        ref = out["mooring_decay_irvine"]
+        print(f"{'mooring decay':<46} {'wall [s]':>8} {'H [N]':>9} {'V [N]':>9} "
+              f"{'peak T [N]':>10} {'dT max [N]':>10} {'dT/change':>9} {'ratio':>7}")
+        print(f"{'Irvine, new fairlead (old T ' + format(ref['tension_old_N'], '.6g') + ' N)':<46}"
+              f" {'':>8} {ref['H_new_N']:>9.6g} {ref['V_new_N']:>9.6g}")
+    for r in out["mooring_decay"]:
+        print(f"{r['label']:<46} {r['mean_s']:>8.3g} {r['H_N']:>9.6g} {r['V_N']:>9.6g} "
+              f"{r['peak_tension_N']:>10.6g} {r.get('max_tension_difference_N', 0.0):>10.4g} "
+              f"{r.get('tension_difference', 0.0):>9.3g} {r['ratio']:>7.3g}")
     for line in out["skipped"]:
         print(f"skipped: {line}")
 

@@ -3,21 +3,24 @@
 #
 # A studless chain (115 kg/m, EA = 5.4e8 N, a bending stiffness EI = 1e3 N m^2 that only
 # smooths its kinks) of unstretched length 250 m lies on a flat, frictionless seabed
-# (penalty contact, ``fxrod.core.forms.contact.Contact`` on a ``HalfSpace``) from an anchor at
-# the origin and rises to a fairlead about 44 m above it (both ends clamped). Its weight is
-# ``Gravity``, its buoyancy and the drag of a current ``MorisonDrag`` (volume-equivalent
-# diameter 0.137 m, C_dn = 2.4, C_dt = 1.15: MoorDyn's chain coefficients), so the axial
-# force of the rod is the effective tension. The wet weight is w = 981 N/m.
+# (``Contact`` with a ``HalfSpace``) from an anchor at the origin and rises to a fairlead
+# about 44 m above it (both ends clamped). ``Gravity`` is its weight, ``MorisonDrag`` its
+# buoyancy and the drag of a current (volume-equivalent diameter 0.137 m, C_dn = 2.4,
+# C_dt = 1.15: MoorDyn's chain), so the rod's axial force is the effective tension. The
+# reference is the inextensible catenary through the fairlead, touching down at mid-length,
+# straightened; the weight, buoyancy and seabed offset are ramped in over the load steps,
+# then the current's drag. Without current the profile is the elastic catenary (Irvine
+# 1981, tests/test_mooring.py). Then the dynamic decay: from the static state (64 elements,
+# EI = 3e5 N m^2, stiff enough that the tension leaves the elements' shear mode stable:
+# tension_mechanism_ratio) the fairlead moves 2 m away from the anchor in 5 s, turning to
+# the end angle of the catenary through its new place, and is held; ``AddedMass``
+# (C_a = 1) and the drag settle the line.
 #
-# The stress-free reference is the inextensible catenary through the fairlead, touching down
-# at mid-length, straightened; the weight, buoyancy and seabed offset are ramped in over the
-# load steps, then the current's drag. Without current the profile is the elastic catenary
-# (Irvine 1981, tests/test_mooring.py); a current pushes the suspended part along.
+#     python demos/mooring.py [--out DIR] [--n-elements 128] [--current -0.5] [--quick]
 #
-#     python demos/mooring.py [--out DIR] [--n-elements 128] [--current -0.5]
-#
-# Writes ``DIR/mooring.csv`` (still water) and ``DIR/mooring_current.csv``: ``s``
-# (unstretched arc length [m]), ``x``, ``z`` [m] and the effective ``tension`` [N].
+# Writes ``DIR/mooring.csv`` (still water), ``DIR/mooring_current.csv`` (``s``, ``x``, ``z``
+# [m], ``tension`` [N]) and ``DIR/mooring_decay.csv`` (``t`` [s], the fairlead force [N],
+# the node at mid-length [m], the ledger [J]).
 
 # %%
 from __future__ import annotations
@@ -25,119 +28,123 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from fxrod import (
+    AddedMass,
     Clamp,
     Contact,
-    CurveFunction,
     Gravity,
     HalfSpace,
     Integrator,
     MorisonDrag,
-    Nodes,
     Rod,
     RodModel,
     Section,
     SolverSettings,
 )
-from fxrod.problems.mooring import elastic_catenary, node_tension, write_profile_csv
+from fxrod.problems import mooring as readout
 
-G = 9.81                  # m/s^2
-RHO_W = 1025.0            # sea water, kg/m^3
-RHO_A = 115.0             # chain mass per length, kg/m
-#: Volume-equivalent diameter [m] of the steel (density 7850 kg/m^3): the buoyancy's.
-DIAMETER = math.sqrt(4.0 * RHO_A / (7850.0 * math.pi))
-C_DN, C_DT = 2.4, 1.15    # MoorDyn's chain drag coefficients on that diameter
-EA = 5.4e8                # N
-EI = 1e3                  # N m^2
-LENGTH = 250.0            # unstretched line length, m
-#: Wet weight per unstretched length [N/m].
-WET_WEIGHT = (RHO_A - RHO_W * math.pi * DIAMETER ** 2 / 4.0) * G
-#: Horizontal tension [N] of the inextensible reference catenary.
-H_REFERENCE = 1.5e5
-#: Seabed penalty stiffness [N/m^2]: the lying chain sinks w/k = 1 mm into the seabed,
-#: which is raised by as much with the weight.
-STIFFNESS = 1e6
+G, RHO_W, RHO_A = 9.81, 1025.0, 115.0   # m/s^2; sea water, kg/m^3; chain, kg/m
+DIAMETER = math.sqrt(4.0 * RHO_A / (7850.0 * math.pi))   # volume-equivalent (steel), m
+C_DN, C_DT, C_A = 2.4, 1.15, 1.0   # MoorDyn's chain drag coefficients; added mass
+EA, EI, LENGTH = 5.4e8, 1e3, 250.0   # N; N m^2; unstretched line length, m
+WET_WEIGHT = (RHO_A - RHO_W * math.pi * DIAMETER ** 2 / 4.0) * G   # per length, N/m
+H_REFERENCE = 1.5e5       # horizontal tension [N] of the inextensible reference catenary
+STIFFNESS = 1e6           # seabed penalty [N/m^2]: the chain sinks w/k = 1 mm, the seabed rises
 SECTION = Section(rhoA=RHO_A, M11=RHO_A * DIAMETER ** 2 / 16.0,
                   M22=RHO_A * DIAMETER ** 2 / 16.0, k_s1=EA / 2.6, k_s2=EA / 2.6, k_e=EA,
                   k_b1=EI, k_b2=EI, k_t=EI / 1.3, radius=DIAMETER / 2.0)
+#: The decay: fairlead move [m] along x over RAMP [s]; elements, EI [N m^2], step [s].
+SHIFT, RAMP, DECAY_ELEMENTS, DECAY_EI, DECAY_H = 2.0, 5.0, 64, 3e5, 0.05
 
 
-def reference_catenary(h: float = H_REFERENCE, length: float = LENGTH,
-                       w: float = WET_WEIGHT) -> tuple[CurveFunction, np.ndarray]:
-    """The inextensible catenary of horizontal tension ``h`` [N] and wet weight ``w`` [N/m]
-    lying on the seabed z = 0 over its first half: the reference curve (arc length s from
-    the anchor at the origin, in the x-z plane, d1 = e2) and its end, the fairlead [m]."""
-    a, lb = h / w, 0.5 * length
-
-    def fn(s):
-        u = np.maximum(np.asarray(s, dtype=float) - lb, 0.0)
-        r = np.sqrt(a ** 2 + u ** 2)
-        x = np.minimum(s, lb) + a * np.arcsinh(u / a)
-        d3 = np.stack([a / r, np.zeros_like(r), u / r], axis=1)
-        d1 = np.tile([0.0, 1.0, 0.0], (u.size, 1))
-        phi = np.stack([x, np.zeros_like(x), r - a], axis=1)
-        return phi, np.stack([d1, np.cross(d3, d1), d3], axis=2)
-
-    return CurveFunction(fn, length), fn(np.array([length]))[0][0]
-
-
-def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4,
-            stiffness: float = STIFFNESS) -> dict[str, np.ndarray | float]:
-    """The static profile of the line on ``n_elements`` (serial), in ``steps`` load steps of
-    the weight, then (``current`` [m/s] along x, negative: towards the anchor) as many of the
-    current's drag (at zero tension the chain carries only the funicular part of a load; the
-    drag would meet the bending stiffness alone); seabed penalty ``stiffness`` [N/m^2].
-    Returns ``s``, ``x``, ``z`` [m] and ``tension`` [N] at the nodes, the anchor's horizontal
-    reaction ``H`` [N], the fairlead's force on the line ``fairlead_force`` ``(F_x, F_z)``
-    [N] and position ``fairlead`` ``(x, z)`` [m], and ``wall_s`` [s] (bench/peers.py)."""
-    curve, fairlead = reference_catenary()
-    rod = Rod(SECTION, curve=curve, n_elements=n_elements, natural_curvature=(0.0, 0.0, 0.0))
-    w = WET_WEIGHT
-
-    def g(t):                      # the weight and buoyancy over 0 <= t <= 1
-        return (0.0, 0.0, -G * min(t, 1.0))
-
-    seabed = HalfSpace(motion=lambda t: (0.0, 0.0, min(t, 1.0) * w / stiffness))
+def line(n_elements: int, ei: float = EI, current: float = 0.0, lift: float = 0.0,
+         motion=None) -> RodModel:
+    """The line on ``n_elements``: quasi-static (``motion`` None; weight, buoyancy and seabed
+    (to w/k) ramped in over 0 <= t <= 1, then the ``current`` [m/s] along x) or dynamic with
+    added mass, the fairlead clamp following ``motion`` (t -> (position, rotation)). ``lift``
+    [m]: the reference and a fixed seabed raised by as much (a dynamic seabed cannot rise)."""
+    curve = readout.catenary_curve(H_REFERENCE, LENGTH, WET_WEIGHT, lift)[0]
+    section = replace(SECTION, k_b1=ei, k_b2=ei, k_t=ei / 1.3)
+    rod = Rod(section, curve=curve, n_elements=n_elements, natural_curvature=(0.0, 0.0, 0.0))
+    quasistatic = motion is None
+    g = (lambda t: (0.0, 0.0, -G * min(t, 1.0))) if quasistatic else (0.0, 0.0, -G)
+    seabed = HalfSpace(point=(0.0, 0.0, lift)) if lift else \
+        HalfSpace(motion=lambda t: (0.0, 0.0, min(t, 1.0) * WET_WEIGHT / STIFFNESS))
     drag = MorisonDrag(RHO_W, DIAMETER, C_DN, C_DT, g=g,
                        current=lambda t: (math.sqrt(max(t - 1.0, 0.0)) * current, 0.0, 0.0))
-    model = RodModel(rod, [Gravity(g)], supports=[Clamp("0"), Clamp("L")],
-                     extensions=[drag, Contact(seabed, stiffness, radius=0.0)],
-                     quasistatic=True)
+    ext = [drag, Contact(seabed, STIFFNESS, radius=0.0)]
+    return RodModel(rod, [Gravity(g)], supports=[Clamp("0"), Clamp("L", motion=motion)],
+                    extensions=ext + ([] if quasistatic else [AddedMass(RHO_W, DIAMETER, C_A)]),
+                    quasistatic=quasistatic)
+
+
+def mooring(n_elements: int = 128, current: float = 0.0, steps: int = 4, ei: float = EI,
+            lift: float = 0.0) -> dict:
+    """The static profile (serial) in ``steps`` load steps of the weight, then as many of the
+    current's drag (at zero tension the chain carries only a load's funicular part). Returns
+    ``s``, ``x``, ``z`` [m] and ``tension`` [N] at the nodes, the anchor's horizontal reaction
+    ``H`` [N], the fairlead's force on the line ``fairlead_force`` ``(F_x, F_z)`` [N] and
+    position ``fairlead`` ``(x, z)`` [m], ``wall_s`` [s] and the ``model``."""
+    model = line(n_elements, ei, current, lift)
     integ = Integrator(model, 1.0 / steps, SolverSettings(atol=1e-6))
     t0 = time.perf_counter()
     for _ in range(2 * steps if current else steps):
         res = integ.step()
     wall = time.perf_counter() - t0
-    nodes = Nodes(model)
-    s, q = nodes.gather_nodes()
-    s_sig, _, _, _, n, _ = nodes.gather_stresses()
-    tension = node_tension(s, s_sig, n)
+    s, q = model.nodes.gather_nodes()
+    s_sig, _, _, _, n, _ = model.nodes.gather_stresses()
     anchor, top = res.reactions["clamp_0"], res.reactions["clamp_L"]
-    return {"s": s, "x": q[:, 0], "z": q[:, 2], "tension": tension, "H": -anchor[0],
-            "fairlead_force": np.array([top[0], top[2]]), "fairlead": fairlead[[0, 2]],
-            "wall_s": wall}
+    return {"s": s, "x": q[:, 0], "z": q[:, 2], "tension": readout.node_tension(s, s_sig, n),
+            "H": -anchor[0], "fairlead_force": top[[0, 2]], "fairlead": q[-1, [0, 2]],
+            "wall_s": wall, "model": model}
+
+
+def decay(t_end: float = 80.0, n_elements: int = DECAY_ELEMENTS, ei: float = DECAY_EI) -> dict:
+    """The decay to ``t_end`` [s] (:func:`fxrod.problems.mooring.run_decay`, the line and the
+    seabed lifted by w/k) with the elastic catenaries through the old and the new fairlead
+    (above the lying chain at z = 0), ``old`` and ``new`` ``(H, V)`` [N]."""
+    readout.check_span(t_end, DECAY_H)            # before any form is compiled
+    static, w = mooring(n_elements, ei=ei, lift=WET_WEIGHT / STIFFNESS), WET_WEIGHT
+    x_f, z_f = static["fairlead"]
+    old, new = (readout.elastic_catenary(x, z_f, LENGTH, w, EA) for x in (x_f, x_f + SHIFT))
+    motion = readout.fairlead_motion(static["model"].rod.curve, SHIFT,
+                                     math.atan2(w * new[1], new[0]), RAMP)
+    run = readout.run_decay(static["model"], static["fairlead_force"],
+                            line(n_elements, ei, lift=w / STIFFNESS, motion=motion), DECAY_H, t_end)
+    return run | {"old": np.array([old[0], w * old[1]]), "new": np.array([new[0], w * new[1]])}
 
 
 # %%
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="A mooring line's static profile.")
+    parser = argparse.ArgumentParser(description="A mooring line's static profile and decay.")
     parser.add_argument("--out", type=Path, default=Path("results/mooring"))
     parser.add_argument("--n-elements", type=int, default=128)
     parser.add_argument("--current", type=float, default=-0.5,
                         help="in-plane current along x [m/s] of the second run")
+    parser.add_argument("--quick", action="store_true", help="64 elements, the decay to 10 s")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    still = mooring(args.n_elements)
-    write_profile_csv(still, args.out / "mooring.csv")
-    H, Ls = elastic_catenary(*still["fairlead"], LENGTH, WET_WEIGHT, EA)
+    n = 64 if args.quick else args.n_elements
+    still = mooring(n)
+    readout.write_profile_csv(still, args.out / "mooring.csv")
+    H, Ls = readout.elastic_catenary(*still["fairlead"], LENGTH, WET_WEIGHT, EA)
     print(f"still water: H = {still['H']:.6g} N (elastic catenary {H:.6g} N), fairlead "
           f"tension {np.linalg.norm(still['fairlead_force']):.6g} N "
           f"(catenary {math.hypot(H, WET_WEIGHT * Ls):.6g} N)")
-    flow = mooring(args.n_elements, current=args.current)
-    write_profile_csv(flow, args.out / "mooring_current.csv")
+    flow = mooring(n, current=args.current)
+    readout.write_profile_csv(flow, args.out / "mooring_current.csv")
     print(f"current {args.current} m/s: H = {flow['H']:.6g} N, fairlead tension "
-          f"{np.linalg.norm(flow['fairlead_force']):.6g} N; wrote {args.out}")
+          f"{np.linalg.norm(flow['fairlead_force']):.6g} N")
+    run, window = decay(10.0 if args.quick else 80.0), 2.5 if args.quick else 20.0
+    readout.write_decay_csv(run, args.out / "mooring_decay.csv")
+    settled, _ = readout.window_means(run["t"], run["fairlead_force"], window)
+    ratio = np.max(np.abs(run["energy_residual"]) / (1e-6 * run["effort"]))
+    print(f"decay: fairlead (H, V) {run['old'].round()} -> {settled.round()} N over the last "
+          f"{window:g} s (new catenary {run['new'].round()} N); energy residual up to "
+          f"{ratio:.2g} of atol |e|_2, dissipated {run['dissipated'].sum():.4g} J in "
+          f"{run['wall_s']:.3g} s; wrote {args.out}")

@@ -120,7 +120,7 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.problems.hamel": (9, "the Hamel free beam's checkpoint fingerprint and ParaView frames"),
     "fxrod.problems.lee_frame": (9, "the table of Lee's frame along the continuation path"),
     "fxrod.problems.locomotion": (9, "the swimmer's and the snake's speeds and CSVs"),
-    "fxrod.problems.mooring": (9, "the mooring line's tension, profile CSV and elastic catenary"),
+    "fxrod.problems.mooring": (9, "the mooring line's profile, catenary and dynamic decay"),
     "fxrod.problems.optimal_actuation": (9, "L-BFGS-B with its log, inputs table, tip errors"),
     "fxrod.problems.plectoneme": (9, "the plectoneme's twist columns, slope and plateau"),
     "fxrod.viz": (9, "pictures: pyvista snapshots and animations, matplotlib series"),

@@ -86,3 +86,48 @@ def test_mujoco_rod_statics_against_the_discrete_elastic_rod(load):
         expected = (mag * L**3 / (3 * EI) * (1 + 1 / n) * (1 + 1 / (2 * n))
                     if load == "tip force" else mag * L**2 / (2 * EI) * (1 + 1 / n))
     assert got == pytest.approx(expected, rel=1e-6)
+
+
+def test_moordyn_decay_line_is_the_demos_line(tmp_path, monkeypatch):
+    """bench/peers.py's MoorDyn line of the mooring decay (``moordyn_decay_line``) carries
+    demos/mooring.py's line: every interior node weighs ``w l`` (the wet weight per length
+    from the demo's mass per length, diameter, g and water density, on segments of
+    ``l = L/n``), a suspended node's mass matrix is ``rhoA l I + m_a l (I - q q^T)`` with
+    ``m_a = rho_w C_a pi D^2/4`` across MoorDyn's node tangent ``q`` (the unit vector between
+    the neighbours: the added mass across the line only, as fxrod's AddedMass), both to
+    round-off; and the fairlead driven by ``moordyn_step`` through the quintic ramp ends
+    where the demo's moved clamp does (``x_f + SHIFT``), to round-off of its coordinates
+    (the linear motion within a step meets the ramp at the step ends; after the ramp the
+    velocity given is zero)."""
+    pytest.importorskip("moordyn")
+    import moordyn
+
+    from tests.roundoff import roundoff
+
+    peers = _peers()
+    M = peers._mooring_module()
+    monkeypatch.chdir(tmp_path)                      # MoorDyn writes its outputs here
+    system, where, _, _ = peers.moordyn_decay_line(thresh=1e-2)   # a rough static state
+    try:
+        line, point = moordyn.GetLine(system, 1), moordyn.GetPoint(system, 2)
+        n, ell = M.DECAY_ELEMENTS, M.LENGTH / M.DECAY_ELEMENTS
+        for i in range(1, n):
+            W = np.asarray(moordyn.GetLineNodeWeight(line, i))
+            assert np.abs(W - [0.0, 0.0, -M.WET_WEIGHT * ell]).max() <= roundoff(
+                M.RHO_A * M.G * ell)
+        i = 3 * n // 4                               # in the suspended part
+        q = np.subtract(moordyn.GetLineNodePos(line, i + 1), moordyn.GetLineNodePos(line, i - 1))
+        q /= np.linalg.norm(q)
+        assert q[2] > 0.3                            # suspended: the tangent rises
+        m_a = M.RHO_W * M.C_A * np.pi * M.DIAMETER ** 2 / 4
+        expected = M.RHO_A * ell * np.eye(3) + m_a * ell * (np.eye(3) - np.outer(q, q))
+        assert np.abs(np.asarray(moordyn.GetLineNodeM(line, i)) - expected).max() <= roundoff(
+            (M.RHO_A + m_a) * ell)
+        h, steps = M.DECAY_H, int(round((M.RAMP + 0.5) / M.DECAY_H))
+        for k in range(steps):
+            peers.moordyn_step(system, where, k * h, h)
+        end = np.asarray(moordyn.GetPointPos(point))
+        assert end[0] == pytest.approx(peers._fairlead(M)[0] + M.SHIFT, abs=roundoff(end[0]))
+        assert np.asarray(where(steps * h)) == pytest.approx(end, abs=roundoff(end[0]))
+    finally:
+        moordyn.Close(system)
