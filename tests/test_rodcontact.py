@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.forms.rodcontact import ID, ROD, RodContact, S
 from fxrod.core.joints import Rigid
 from fxrod.core.loads import EndLoad
 from fxrod.core.model import RodModel
@@ -153,12 +153,15 @@ def test_joints_neighbours_excluded_and_far_pairs_kept():
 
     contact = RodContact(radius=R, stiffness=1e4)
     with_contact, without = frame([contact]), frame([])
-    assert contact._pairs(contact._gather(contact.w0)).shape == (0, 2)
+    x = contact._positions(contact.w0).copy()
+    assert len(contact._table(x, x, 2 * R)) == 0
     assert np.max(np.abs(with_contact.w.x.array - without.w.x.array)) <= 1e-14
     # a node of the column 0.05 m below the joint and one of the beam 0.05 m from it, put
     # 1.5 r apart: 0.1 m along the rods > exclude, so the pair counts
-    x = contact._gather(contact.w0).copy()
-    a = int(np.argmin(np.abs(contact._s - 0.15) + 10 * (contact._rod != 0)))
-    b = int(np.argmin(np.abs(contact._s - 0.05) + 10 * (contact._rod != 1)))
+    rod, s = contact._static[:, ROD], contact._static[:, S]
+    a = int(np.argmin(np.abs(s - 0.15) + 10 * (rod != 0)))
+    b = int(np.argmin(np.abs(s - 0.05) + 10 * (rod != 1)))
     x[b] = x[a] + (1.5 * R, 0.0, 0.0)
-    assert [min(a, b), max(a, b)] in contact._pairs(x).tolist()
+    found = contact._table(x, x, 2 * R)
+    ids = contact._static[[a, b], ID]
+    assert sorted(ids) in np.column_stack([found.a[:, ID], found.b[:, ID]]).tolist()

@@ -418,13 +418,10 @@ class RodContactProbe:
 
     def __call__(self, sim, res) -> dict[str, float]:
         c, n = self.contact, self.contact.name
-        pairs, G, _ = c._forces(jacobian=False)   # after the step: w = w0, the state at t
-        x = c._gather(c.w0)
-        on = np.linalg.norm(G, axis=1) > 0.0
-        a, b = pairs[on, 0], pairs[on, 1]
-        self._arrows = (np.vstack([x[a], x[b]]), np.vstack([-G[on], G[on]]))
+        xa, xb, G = c.touching()              # after the step: w = w0, the state at t
+        self._arrows = (np.vstack([xa, xb]), np.vstack([-G, G]))
         out = {f"{n}_force": float(np.linalg.norm(c.force_on(self.rod))),
-               f"{n}_pairs": int(np.count_nonzero(on))}
+               f"{n}_pairs": len(G)}
         gap = c.min_gap()
         if np.isfinite(gap):
             out[f"{n}_min_gap"] = gap

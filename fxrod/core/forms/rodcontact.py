@@ -52,9 +52,13 @@ continuation refuse it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 import ufl
+from mpi4py import MPI
 from petsc4py import PETSc
 from scipy.spatial import cKDTree
 
@@ -63,6 +67,142 @@ from fxrod.errors import ParameterError, check_nonnegative, check_positive
 
 #: Pairs closer than this at t = 0, relative to 2 r, count as touching (not overlapping).
 OVERLAP_TOL = 1e-10
+#: Cells of the search grid per rank (:func:`spatial_pairs`): enough for the hash of the
+#: cells to share the nodes evenly among the ranks.
+CELLS_PER_RANK = 64
+#: The Jacobian's pattern holds the blocks of the pairs closer than ``2 r + MARGIN r``
+#: (:meth:`RodContact.add_jacobian`): it is rebuilt only when a pair closes by more than
+#: ``MARGIN r`` within the steps since the last rebuild.
+MARGIN = 1.0
+#: Columns of a node's record: its id (the global dof of x_1), owner rank, rod, arc length
+#: s [m], the global dofs of x (3), its positions at t_n and at the iterate [m] (3 + 3).
+ID, OWNER, ROD, S, DOFS, X0, X1, WIDTH = 0, 1, 2, 3, slice(4, 7), slice(7, 10), \
+    slice(10, 13), 13
+#: Large odd multipliers of the cell hash (Teschner et al. 2003).
+_HASH = np.array([73856093, 19349663, 83492791], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Node pairs ``(a, b)`` with ``id_a < id_b``, as the records of both nodes (columns
+    :data:`ID` ... :data:`X1`), sorted by ``(id_a, id_b)``: those with at least one node
+    owned by this rank."""
+
+    a: np.ndarray
+    b: np.ndarray
+
+    def __len__(self) -> int:
+        return self.a.shape[0]
+
+    def keys(self, n: int) -> np.ndarray:
+        """``id_a n + id_b``, one integer per pair (``n`` > every id)."""
+        return self.a[:, ID].astype(np.int64) * n + self.b[:, ID].astype(np.int64)
+
+
+def _exchange(comm, rows: np.ndarray, dest: np.ndarray) -> np.ndarray:
+    """Send the rows of ``rows`` (n, k) to the ranks ``dest`` (n,); the rows received."""
+    k = rows.shape[1]
+    order = np.argsort(dest, kind="stable")
+    send = np.ascontiguousarray(rows[order], dtype=float)
+    counts = np.bincount(dest, minlength=comm.size).astype(np.int64)
+    got = np.empty(comm.size, dtype=np.int64)
+    comm.Alltoall(counts, got)
+    recv = np.empty((int(got.sum()), k))
+    offsets = lambda c: np.concatenate([[0], np.cumsum(c)[:-1]]) * k   # noqa: E731
+    comm.Alltoallv([send, (counts * k, offsets(counts)), MPI.DOUBLE],
+                   [recv, (got * k, offsets(got)), MPI.DOUBLE])
+    return recv
+
+
+def _rank_of(cells: np.ndarray, p: int) -> np.ndarray:
+    """The rank that searches the cells ``(..., 3)`` (integer indices): a hash modulo p."""
+    return np.bitwise_xor.reduce(cells * _HASH, axis=-1) % p
+
+
+def spatial_pairs(comm, nodes: np.ndarray, reach: float, keep: Callable,
+                  n_ids: int) -> Pairs:
+    """The node pairs closer than ``reach`` [m] at ``t_n`` or at the iterate, found by a
+    collective search over a grid of cells (collective).
+
+    ``nodes``: the owned nodes' records (columns :data:`ID` ... :data:`X1`). Space is cut
+    into cubes of side ``c >= 2 reach`` (about :data:`CELLS_PER_RANK` per rank over the
+    nodes' bounding box), each cube searched by the rank of its hash. Every node goes to the
+    ranks of the cubes its ball of radius ``reach`` meets, at ``t_n`` and at the iterate (at
+    most 8 each); a rank finds the pairs closer than ``reach`` among the nodes it received
+    (a KD-tree) and keeps a pair where the node ``a`` lies in one of its cubes, so that
+    every pair is found once per configuration: ``b`` lies in ``a``'s ball, so it reached
+    ``a``'s cube. The pairs that ``keep(a, b)`` accepts go to the owners of ``a`` and
+    ``b``. The traffic is the nodes once (plus those near a cube's face) and the pairs,
+    whatever the partition of the rods; in a serial run nothing is sent.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The ranks.
+    nodes : numpy.ndarray
+        (n, :data:`WIDTH`) records of the owned nodes.
+    reach : float
+        Search distance [m], > 0.
+    keep : callable
+        ``(a, b) -> bool array``: which pairs of records may interact.
+    n_ids : int
+        A bound on the ids (sorting key of the pairs).
+
+    Returns
+    -------
+    Pairs
+        The pairs with an owned node.
+    """
+    p, rank = comm.size, comm.rank
+    if p == 1:
+        got, home = nodes, None
+    else:
+        x = np.vstack([nodes[:, X0], nodes[:, X1]])
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        comm.Allreduce(x.min(axis=0) if x.size else lo.copy(), lo, op=MPI.MIN)
+        comm.Allreduce(x.max(axis=0) if x.size else hi.copy(), hi, op=MPI.MAX)
+        c = max(2.0 * reach, float(np.prod(np.maximum(hi - lo, 2.0 * reach))
+                                   / (CELLS_PER_RANK * p)) ** (1.0 / 3.0))
+        base = lo - reach
+
+        def cell(y):
+            return np.floor((y - base) / c).astype(np.int64)
+
+        corners = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)], dtype=bool)
+        dest = []
+        for col in (X0, X1):
+            lo_c, hi_c = cell(nodes[:, col] - reach), cell(nodes[:, col] + reach)
+            cells = np.where(corners[None], hi_c[:, None], lo_c[:, None])     # (n, 8, 3)
+            dest.append(_rank_of(cells, p))
+        dest = np.hstack(dest)                                                  # (n, 16)
+        idx = np.repeat(np.arange(nodes.shape[0]), dest.shape[1])
+        key = np.unique(idx * p + dest.reshape(-1))
+        got = _exchange(comm, nodes[key // p], key % p)
+        home = [_rank_of(cell(got[:, col]), p) == rank for col in (X0, X1)]
+    ids = got[:, ID]
+    found = []
+    for k, col in enumerate((X0, X1)):
+        if k == 1 and np.array_equal(got[:, X0], got[:, X1]):
+            break
+        if got.shape[0] < 2:
+            break
+        ij = cKDTree(got[:, col]).query_pairs(reach, output_type="ndarray").reshape(-1, 2)
+        flip = ids[ij[:, 0]] > ids[ij[:, 1]]
+        ij[flip] = ij[flip][:, ::-1]
+        if home is not None:
+            ij = ij[home[k][ij[:, 0]]]
+        found.append(ij)
+    ij = np.unique(np.vstack(found), axis=0) if found else np.empty((0, 2), dtype=np.int64)
+    ij = ij[keep(got[ij[:, 0]], got[ij[:, 1]])]
+    rows = np.hstack([got[ij[:, 0]], got[ij[:, 1]]])
+    if p > 1:
+        oa, ob = rows[:, OWNER].astype(np.int64), rows[:, WIDTH + OWNER].astype(np.int64)
+        two = ob != oa
+        rows = _exchange(comm, np.vstack([rows, rows[two]]), np.concatenate([oa, ob[two]]))
+    key = rows[:, ID].astype(np.int64) * n_ids + rows[:, WIDTH + ID].astype(np.int64)
+    _, first = np.unique(key, return_index=True)
+    rows = rows[first]
+    return Pairs(rows[:, :WIDTH], rows[:, WIDTH:])
 
 
 class RodContact(Extension):
@@ -115,8 +255,12 @@ class RodContact(Extension):
         self._closed = np.array([bool(r.curve.closed) for r in rods])
         self._reference = rod.initial_configuration
         self._junctions = self._junctions_of(rods, getattr(rod, "joints", ()))
-        self._cache: list[tuple[np.ndarray, np.ndarray]] = []
-        self._known: dict[int, np.ndarray] = {}
+        self._cache: list[tuple[tuple, Pairs]] = []
+        #: per matrix (its handle): its pattern before any contact block, the pairs whose
+        #: blocks it holds and its allocated entries (:meth:`_fit_pattern`)
+        self._patterns: dict[int, tuple] = {}
+        #: how many times a Jacobian was preallocated anew (:meth:`add_jacobian`)
+        self.repatterns = 0
 
     @staticmethod
     def _junctions_of(rods, joints) -> list[dict[int, float]]:
@@ -135,9 +279,9 @@ class RodContact(Extension):
         return [dict(g) for g in groups]
 
     def setup(self, ctx, fields) -> None:
-        """Find the unknown ``w`` and the state ``w0`` behind the context, index the nodal
-        positions (global numbering) and check that no
-        pair overlaps in the reference (t = 0)."""
+        """Find the unknown ``w`` and the state ``w0`` behind the context, describe the owned
+        nodes (global ids, dofs, rod and arc length) and check that no pair overlaps in the
+        reference (t = 0)."""
         self._ctx = ctx
         (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
         (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
@@ -151,60 +295,62 @@ class RodContact(Extension):
         own = qmap[:n_nodes, :3]                                   # local W dofs of x
         glob = imap.local_to_global((own // bs).reshape(-1)).reshape(-1, 3) * bs + own % bs
         xs = Q.tabulate_dof_coordinates()[:n_nodes, 0]
-        comm = W.mesh.comm
-        self.comm = comm
+        self.comm = W.mesh.comm
         self._local = own
-        self._global = np.concatenate(comm.allgather(glob)).astype(PETSc.IntType)
-        owner = [np.full(n, rank) for rank, n in enumerate(comm.allgather(n_nodes))]
-        self._owner = np.concatenate(owner)
-        xs = np.concatenate(comm.allgather(xs))
+        self._n_global = imap.size_global * bs
         rod, s = self._locate(xs)
-        self._rod, self._s = np.asarray(rod), np.asarray(s)
+        # the owned nodes' record: id (the global dof of x_1), owner, rod, s, dofs of x
+        self._static = np.column_stack([glob[:, 0], np.full(n_nodes, self.comm.rank), rod, s,
+                                        glob]).astype(float)
         x = self._reference(xs)[:, :3]
-        pairs = self._pairs(x)
-        if pairs.size:
-            g = np.linalg.norm(x[pairs[:, 0]] - x[pairs[:, 1]], axis=1) - 2.0 * self.r
-            i = int(np.argmin(g))
-            if g[i] < -OVERLAP_TOL * 2.0 * self.r:
-                a, b = pairs[i]
-                raise ParameterError(
-                    f"node gap (rod {self._rod[a]}, s = {self._s[a]:.6g}) - (rod "
-                    f"{self._rod[b]}, s = {self._s[b]:.6g}) at t = 0", float(g[i]),
-                    ">= 0 (the rods must not overlap at t = 0)")
+        t = self._table(x, x, 2.0 * self.r)
+        g = np.linalg.norm(t.a[:, X0] - t.b[:, X0], axis=1) - 2.0 * self.r
+        i = int(np.argmin(g)) if g.size else -1
+        worst = min(self.comm.allgather((float(g[i]), *t.a[i, ROD:S + 1], *t.b[i, ROD:S + 1])
+                                        if g.size else (np.inf,)))
+        if worst[0] < -OVERLAP_TOL * 2.0 * self.r:
+            raise ParameterError(
+                f"node gap (rod {int(worst[1])}, s = {worst[2]:.6g}) - (rod {int(worst[3])}, "
+                f"s = {worst[4]:.6g}) at t = 0", worst[0],
+                ">= 0 (the rods must not overlap at t = 0)")
 
     # ------------------------------------------------------------------ pairs
-    def _gather(self, f) -> np.ndarray:
-        """All nodal positions [m] of ``f`` (every rank), (n_nodes, 3)."""
-        return np.concatenate(self.comm.allgather(f.x.array[self._local]))
+    def _positions(self, f) -> np.ndarray:
+        """Positions [m] of the owned nodes in ``f``, (n_owned, 3)."""
+        return f.x.array[self._local]
 
-    def _near(self, x: np.ndarray) -> np.ndarray:
-        """Keys ``a n + b`` (``a < b``) of the node pairs closer than ``2 r`` in ``x``
-        (n nodes, KD-tree); the last three node sets are remembered (the state at ``t_n``
-        within a step, the residual and the Jacobian at one iterate)."""
-        for xc, key in self._cache:
-            if np.array_equal(xc, x):
-                return key
-        p = cKDTree(x).query_pairs(2.0 * self.r, output_type="ndarray").astype(np.int64)
-        key = p[:, 0] * x.shape[0] + p[:, 1]
-        self._cache.insert(0, (x.copy(), key))
+    def _table(self, x0: np.ndarray, x1: np.ndarray, reach: float) -> Pairs:
+        """The node pairs closer than ``reach`` [m] in ``x0`` or in ``x1`` (the owned nodes'
+        positions at ``t_n`` and at the iterate) with at least one owned node, excluded
+        pairs left out (:func:`spatial_pairs`). The last three tables are remembered (the
+        state within a step, the residual and the Jacobian at one iterate); collective."""
+        hit = next((t for key, t in self._cache if key[0] == reach
+                    and np.array_equal(key[1], x0) and np.array_equal(key[2], x1)), None)
+        if self.comm.size > 1 and not self.comm.allreduce(hit is not None, op=MPI.LAND):
+            hit = None
+        if hit is not None:
+            return hit
+        t = spatial_pairs(self.comm, np.column_stack([self._static, x0, x1]), reach,
+                          self._keep, self._n_global)
+        self._cache.insert(0, ((reach, x0.copy(), x1.copy()), t))
         del self._cache[3:]
-        return key
+        return t
 
-    def _pairs(self, *xs: np.ndarray) -> np.ndarray:
-        """Node pairs closer than ``2 r`` in any of ``xs`` that may touch, (m, 2), sorted."""
-        n = xs[0].shape[0]
-        key = np.unique(np.concatenate([self._near(x) for x in xs]))
-        a, b = key // n, key % n
-        ds = np.abs(self._s[a] - self._s[b])
-        L = self._lengths[self._rod[a]]
-        ds = np.where(self._closed[self._rod[a]], np.minimum(ds, L - ds), ds)
-        ds = np.where(self._rod[a] == self._rod[b], ds, np.inf)
+    def _keep(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Which pairs of nodes (records ``a``, ``b``: rod in column 2, s [m] in column 3)
+        may touch: farther apart along the rods (through a joint too) than ``exclude``."""
+        ra, rb = a[:, 2].astype(int), b[:, 2].astype(int)
+        sa, sb = a[:, 3], b[:, 3]
+        ds = np.abs(sa - sb)
+        L = self._lengths[ra]
+        ds = np.where(self._closed[ra], np.minimum(ds, L - ds), ds)
+        ds = np.where(ra == rb, ds, np.inf)
         for junction in self._junctions:      # along the rods through a joint
-            sa = np.array([junction.get(k, np.nan) for k in self._rod[a]])
-            sb = np.array([junction.get(k, np.nan) for k in self._rod[b]])
-            via = np.abs(self._s[a] - sa) + np.abs(self._s[b] - sb)
+            ja = np.array([junction.get(k, np.nan) for k in ra])
+            jb = np.array([junction.get(k, np.nan) for k in rb])
+            via = np.abs(sa - ja) + np.abs(sb - jb)
             ds = np.where(np.isnan(via), ds, np.minimum(ds, via))
-        return np.column_stack([a, b])[ds >= self.exclude]
+        return ds >= self.exclude
 
     def _slope(self, g0: np.ndarray, g1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Secant slope ``V'_bar`` [N] of the penalty and its derivative in ``g_1`` [N/m]."""
@@ -220,11 +366,10 @@ class RodContact(Extension):
 
     def _forces(self, jacobian: bool):
         """Pairs, pair force ``G`` with ``R_a = h G = -R_b`` [N] and, if asked, its
-        derivative ``dG/dx_a = -dG/dx_b`` [N/m] at the current iterate."""
-        x0, x1 = self._gather(self.w0), self._gather(self.w)
-        p = self._pairs(x0, x1)
-        d0 = x0[p[:, 0]] - x0[p[:, 1]]
-        d1 = x1[p[:, 0]] - x1[p[:, 1]]
+        derivative ``dG/dx_a = -dG/dx_b`` [N/m] at the current iterate (collective)."""
+        p = self._table(self._positions(self.w0), self._positions(self.w), 2.0 * self.r)
+        d0 = p.a[:, X0] - p.b[:, X0]
+        d1 = p.a[:, X1] - p.b[:, X1]
         l0, l1 = np.linalg.norm(d0, axis=1), np.linalg.norm(d1, axis=1)
         g0, g1 = l0 - 2.0 * self.r, l1 - 2.0 * self.r
         n1 = d1 / l1[:, None]
@@ -277,13 +422,14 @@ class RodContact(Extension):
         root = np.sqrt(q + self.v_reg ** 2)
         return (self.mu * P / root)[:, None] * vt, h * self.mu * P * q / root
 
-    def _with_friction(self, p, d0, d1, G, K):
+    def _with_friction(self, p: Pairs, d0, d1, G, K):
         """Add the friction rows and blocks (complex step in ``d_1``) to the normal ones and
-        set the step's dissipation (:meth:`dissipation_value`, read by the ledger)."""
+        set the step's dissipation (:meth:`dissipation_value`, read by the ledger; each pair
+        counted by the owner of its node ``a``, summed over the ranks)."""
         if self.mu == 0.0:
             return p, G, K
         Gt, D = self._friction(d0, d1)
-        self._D = float(np.sum(D.real))
+        self._D = self._sum(D.real[self._mine(p.a)])
         if K is not None:
             step = 1e-30 * max(self.r, 1e-300)
             Kt = np.empty_like(K)
@@ -294,16 +440,23 @@ class RodContact(Extension):
             K = K + Kt
         return p, G + Gt.real, K
 
+    def _mine(self, records: np.ndarray) -> np.ndarray:
+        """Which of the node ``records`` this rank owns."""
+        return records[:, OWNER] == self.comm.rank
+
+    def _sum(self, v: np.ndarray) -> float:
+        """The sum of ``v`` over every rank."""
+        return self.comm.allreduce(float(np.sum(v)), op=MPI.SUM)
+
     # ------------------------------------------------------------------ hooks
     def add_residual(self, b: PETSc.Vec, skip: np.ndarray) -> None:
         """Add ``h`` times the contact forces' rows (the model's residual scaling) to the
         owned entries of ``b`` (global dofs in ``skip``, Dirichlet rows, excluded)."""
         p, G, _ = self._forces(jacobian=False)
         h = float(self._ctx.h.value)
-        for side, sign in ((0, 1.0), (1, -1.0)):
-            nodes = p[:, side]
-            mine = self._owner[nodes] == self.comm.rank
-            rows = self._global[nodes[mine]].reshape(-1)
+        for side, sign in ((p.a, 1.0), (p.b, -1.0)):
+            mine = self._mine(side)
+            rows = side[mine, DOFS].astype(PETSc.IntType).reshape(-1)
             val = (sign * h * G[mine]).reshape(-1)
             ok = ~np.isin(rows, skip)
             b.setValues(rows[ok], val[ok], addv=PETSc.InsertMode.ADD_VALUES)
@@ -315,61 +468,79 @@ class RodContact(Extension):
 
         Every pair gives one 6 x 6 block ``h [[K, -K], [-K, K]]`` on the dofs of ``(x_a,
         x_b)``, rows of other ranks and rows/columns in ``skip`` as index -1 (ignored by
-        PETSc). When, in a serial run, pairs appear that are not yet in the sparsity
-        pattern of ``A``, the matrix is preallocated once more with the union of its
-        pattern and the new pairs' whole blocks (explicit zeros kept, so the pattern does
-        not grow entry by entry in later steps) and its values are put back; inserting
-        into a matrix without room makes PETSc reallocate it once per overflowing row
-        (quadratic in the pairs). A grown pattern means a new MUMPS analysis (its ICNTL
-        values are kept: :func:`fxrod.solvers.newton.set_mumps_icntl`)."""
+        PETSc). The blocks go into room preallocated for them, never by insertion (which
+        makes PETSc reallocate the matrix once per overflowing row): when a pair appears
+        that the pattern of ``A`` does not hold, every rank preallocates ``A`` anew (its rows)
+        with the pattern it had before any contact block and the whole blocks of the pairs
+        closer than ``2 r + MARGIN r`` (:data:`MARGIN`), and puts its values back. Later
+        iterates and steps then fit until a pair closes by more than ``MARGIN r``; pairs
+        that have moved apart leave the pattern at the next rebuild. A new pattern means a
+        new MUMPS analysis (its ICNTL values are kept:
+        :func:`fxrod.solvers.newton.set_mumps_icntl`)."""
         p, _, K = self._forces(jacobian=True)
+        self._fit_pattern(A, p)
         h = float(self._ctx.h.value)
-        dofs = self._global[p].reshape(-1, 6)                        # (x_a, x_b) of each pair
+        dofs = np.hstack([p.a[:, DOFS], p.b[:, DOFS]]).astype(PETSc.IntType)
         out = np.isin(dofs, skip)
         cols = np.where(out, -1, dofs).astype(PETSc.IntType)
-        mine = np.repeat(self._owner[p] == self.comm.rank, 3, axis=1)
+        mine = np.repeat(np.column_stack([self._mine(p.a), self._mine(p.b)]), 3, axis=1)
         rows = np.where(out | ~mine, -1, dofs).astype(PETSc.IntType)
         hK = h * K
-        blocks = np.block([[hK, -hK], [-hK, hK]])
-        key = p[:, 0] * self._global.size + p[:, 1]
-        known = self._known.get(A.handle, np.empty(0, dtype=np.int64))
-        if self.comm.size == 1 and np.isin(key, known, invert=True).any():
-            self._repattern(A, rows, cols, blocks)
-            self._known = {A.handle: np.union1d(known, key)}
-            return
-        # under MPI the pattern grows by insertion (an assembled MPIAIJ matrix cannot be
-        # preallocated anew)
-        A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
-        A.setValuesRCV(rows, cols, blocks, addv=PETSc.InsertMode.ADD_VALUES)
+        A.setValuesRCV(rows, cols, np.block([[hK, -hK], [-hK, hK]]),
+                       addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
 
+    def _fit_pattern(self, A: PETSc.Mat, p: Pairs) -> None:
+        """Preallocate ``A`` anew (collective) unless its pattern holds the blocks of the
+        pairs ``p``; ``A``'s pattern before the first contact block is kept as its base."""
+        allocated = A.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_allocated"]
+        base, known, size = self._patterns.get(A.handle, (None, None, None))
+        if size != allocated:          # a matrix not seen yet (or since re-made elsewhere)
+            ai, aj, _ = A.getValuesCSR()
+            base, known = (ai.copy(), aj.copy()), np.empty(0, dtype=np.int64)
+            self._patterns[A.handle] = (base, known, allocated)
+        missing = np.isin(p.keys(self._n_global), known, invert=True).any()
+        if self.comm.size > 1:
+            missing = self.comm.allreduce(bool(missing), op=MPI.LOR)
+        if not missing:
+            return
+        wide = self._table(self._positions(self.w0), self._positions(self.w),
+                           (2.0 + MARGIN) * self.r)
+        dofs = np.hstack([wide.a[:, DOFS], wide.b[:, DOFS]]).astype(np.int64)
+        mine = np.repeat(np.column_stack([self._mine(wide.a), self._mine(wide.b)]), 3,
+                         axis=1)
+        self._repattern(A, base, dofs, mine)
+        known = np.union1d(wide.keys(self._n_global), p.keys(self._n_global))
+        self._patterns[A.handle] = (base, known,
+                                    A.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_allocated"])
+        self.repatterns += 1
+
     @staticmethod
-    def _repattern(A: PETSc.Mat, rows: np.ndarray, cols: np.ndarray,
-                   blocks: np.ndarray) -> None:
-        """``A += blocks`` (at ``rows x cols``, -1 skipped) with ``A`` preallocated anew for
-        the union of its pattern and the blocks' entries (zeros included)."""
+    def _repattern(A: PETSc.Mat, base: tuple[np.ndarray, np.ndarray], dofs: np.ndarray,
+                   mine: np.ndarray) -> None:
+        """Preallocate ``A`` for the union of the CSR pattern ``base`` (its rows) and the
+        6 x 6 blocks on ``dofs`` (m, 6) of the pairs (rows where ``mine``), explicit zeros
+        kept, and put its values back."""
         r0, r1 = A.getOwnershipRange()
         shape = (r1 - r0, A.getSize()[1])
-        rr = np.broadcast_to(rows[:, :, None], blocks.shape)
-        cc = np.broadcast_to(cols[:, None, :], blocks.shape)
-        ok = (rr >= 0) & (cc >= 0)
-        C = sp.csr_matrix((blocks[ok], (rr[ok] - r0, cc[ok])), shape=shape)
-        C.sum_duplicates()
-        ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
-        pattern = (sp.csr_matrix((np.ones(aj.size), aj, ai), shape=shape)
-                   + sp.csr_matrix((np.ones(C.indices.size), C.indices, C.indptr),
-                                   shape=shape)).tocsr()
+        rr = np.broadcast_to(dofs[:, :, None], (dofs.shape[0], 6, 6))
+        cc = np.broadcast_to(dofs[:, None, :], rr.shape)
+        on = np.broadcast_to(mine[:, :, None], rr.shape)
+        blocks = sp.csr_matrix((np.ones(int(on.sum())), (rr[on] - r0, cc[on])), shape=shape)
+        bi, bj = base
+        pattern = (sp.csr_matrix((np.ones(bj.size), bj, bi), shape=shape) + blocks).tocsr()
         pattern.sort_indices()
+        ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
         A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, False)   # keep the zeros
         A.setPreallocationCSR((pattern.indptr.astype(PETSc.IntType),
                                pattern.indices.astype(PETSc.IntType), np.zeros(pattern.nnz)))
+        # fxrod zeroes its matrices before each assembly: the zeros of A (among them the
+        # blocks of pairs that left the pattern) are skipped, its other entries are in base
+        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
         A.setValuesCSR(ai.astype(PETSc.IntType), aj.astype(PETSc.IntType), av,
                        addv=PETSc.InsertMode.ADD_VALUES)
-        A.setValuesCSR(C.indptr.astype(PETSc.IntType), C.indices.astype(PETSc.IntType),
-                       C.data, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
-        # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
-        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
+        A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, True)
 
     def dissipation_value(self) -> float:
         """Friction dissipation of the step ``D`` [J]: the pairs' sum at the last iterate
@@ -377,27 +548,40 @@ class RodContact(Extension):
         friction. The ledger adds it to the dissipation of the UFL terms."""
         return self._D
 
+    def _state(self) -> tuple[Pairs, np.ndarray]:
+        """The pairs of the state at ``t_n`` and their gaps [m] (collective)."""
+        x = self._positions(self.w0)
+        p = self._table(x, x, 2.0 * self.r)
+        return p, np.linalg.norm(p.a[:, X0] - p.b[:, X0], axis=1) - 2.0 * self.r
+
     def stored_energy_value(self) -> float:
         """Penalty energy [J] of the state at ``t_n`` (the same on every rank)."""
-        x = self._gather(self.w0)
-        p = self._pairs(x)
-        g = np.linalg.norm(x[p[:, 0]] - x[p[:, 1]], axis=1) - 2.0 * self.r
-        return float(0.5 * self.k * np.sum(np.minimum(g, 0.0) ** 2))
+        p, g = self._state()
+        return self._sum((0.5 * self.k * np.minimum(g, 0.0) ** 2)[self._mine(p.a)])
 
     def force_on(self, rod: int = 0) -> np.ndarray:
         """Resultant contact force [N] (3,) on rod ``rod`` at the last iterate (the step
-        average in dynamics), friction included."""
+        average in dynamics), friction included (the same on every rank)."""
         p, G, _ = self._forces(jacobian=False)
-        on_a = (self._rod[p[:, 0]] == rod)[:, None]
-        on_b = (self._rod[p[:, 1]] == rod)[:, None]
-        return np.sum(np.where(on_b, G, 0.0) - np.where(on_a, G, 0.0), axis=0)
+        on_a = (self._mine(p.a) & (p.a[:, ROD] == rod))[:, None]
+        on_b = (self._mine(p.b) & (p.b[:, ROD] == rod))[:, None]
+        f = np.sum(np.where(on_b, G, 0.0) - np.where(on_a, G, 0.0), axis=0)
+        out = np.empty(3)
+        self.comm.Allreduce(f, out, op=MPI.SUM)
+        return out
+
+    def touching(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs in contact at the last iterate (every rank): the positions at the
+        iterate of their nodes ``a`` and ``b`` [m] and the force ``G`` [N] (``-G`` on ``a``,
+        ``+G`` on ``b``), each (m, 3)."""
+        p, G, _ = self._forces(jacobian=False)
+        on = self._mine(p.a) & (np.linalg.norm(G, axis=1) > 0.0)
+        rows = np.hstack([p.a[on, X1], p.b[on, X1], G[on]])
+        rows = np.vstack(self.comm.allgather(rows)) if self.comm.size > 1 else rows
+        return rows[:, 0:3], rows[:, 3:6], rows[:, 6:9]
 
     def min_gap(self) -> float:
         """Smallest node-pair gap ``g`` [m] at ``t_n`` among the pairs that may touch
-        (``+inf`` if none is closer than ``2 r``)."""
-        x = self._gather(self.w0)
-        p = self._pairs(x)
-        if not p.size:
-            return float("inf")
-        return float(np.min(np.linalg.norm(x[p[:, 0]] - x[p[:, 1]], axis=1)) - 2.0 * self.r)
-
+        (``+inf`` if none is closer than ``2 r``; the same on every rank)."""
+        _, g = self._state()
+        return self.comm.allreduce(float(np.min(g)) if g.size else np.inf, op=MPI.MIN)
