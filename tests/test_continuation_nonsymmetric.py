@@ -187,7 +187,7 @@ def test_spatial_tendon_hook_follows_the_closed_form():
 def _parities(cont: Continuation) -> list[int]:
     """The LU parity at every point of the path of ``cont`` (a fresh LU TangentSolver)."""
     model = cont.model
-    lu = TangentSolver(model, SolverSettings().icntl(model.comm.size), symmetric=False)
+    lu = TangentSolver(model, SolverSettings().icntl(), symmetric=False)
     n = lu.n_owned
     out = []
     for p in cont.path:

@@ -722,7 +722,7 @@ class Adjoint:
         self.A.assemble()
         self.terms = list(m.nonlocal_terms)
         self._skip = global_bc_dofs(m.w, m.bcs)
-        self.direct = mumps.DirectSolver(m.comm, self.integrator.settings.icntl(m.comm.size))
+        self.direct = mumps.DirectSolver(m.comm, self.integrator.settings.icntl())
         self._b, self._x = self.A.createVecRight(), self.A.createVecRight()
 
     def _initial_stress_forms(self) -> None:
@@ -751,7 +751,7 @@ class Adjoint:
         u, v = ufl.TrialFunction(S), ufl.TestFunction(S)
         M = assemble_matrix(fem.form(ufl.inner(u, v) * m.ctx.dx))
         M.assemble()
-        solver = mumps.DirectSolver(m.comm, self.integrator.settings.icntl(m.comm.size))
+        solver = mumps.DirectSolver(m.comm, self.integrator.settings.icntl())
         solver.factor(M)
         self._init = (mu, fem.form(form), M, solver)
 

@@ -505,7 +505,7 @@ class Continuation:
         _set_inputs(model, lam0)
         #: True: LDL^T and the index; False: LU and its parity (module docstring)
         self.symmetric = settings.factorisation == "auto" and not non_symmetric(model)
-        self.linear = TangentSolver(model, solver.icntl(model.comm.size), self.symmetric)
+        self.linear = TangentSolver(model, solver.icntl(), self.symmetric)
         n = self.linear.n_owned
         qmap = np.asarray(model.space.q_map)
         qmap = qmap[qmap < n].reshape(-1, 12)

@@ -626,7 +626,7 @@ def modes(model, n_modes: int = 6, target: float = 0.0, centre=(0.0, 0.0, 0.0),
         null = rigid_null_space(model, A, E, state, _SHIFT * abs(shift))
     pairs = [] if n_modes <= len(null) else eigenpairs(
         A, E, n_modes - len(null), shift, column_scale(model), model.comm,
-        model.solver_settings.icntl(model.comm.size), deflation=null)
+        model.solver_settings.icntl(), deflation=null)
     Ev = E.createVecLeft()
     found = [(0.0, x) for x in null]                   # the rigid-body modes
     for lam, v in pairs:
@@ -684,7 +684,7 @@ def linear_prestress(model, A0: PETSc.Mat, reference: np.ndarray) -> np.ndarray:
     rhs.setValues(rows.astype(PETSc.IntType), np.zeros(rows.size))
     rhs.assemble()
     rhs.scale(-1.0)
-    direct = mumps.DirectSolver(model.comm, model.solver_settings.icntl(model.comm.size))
+    direct = mumps.DirectSolver(model.comm, model.solver_settings.icntl())
     direct.factor(A0)
     dw = A0.createVecRight()
     direct.solve(rhs, dw)
@@ -761,7 +761,7 @@ def buckling(model, n_modes: int = 1, target: float = 0.0, t: float | None = Non
         raise ParameterError("buckling loads", "no geometric stiffness", "loads that stress "
                              "the state (a loaded equilibrium, or t where they are not zero)")
     pairs = eigenpairs(A0, D, n_modes, float(target), column_scale(model), model.comm,
-                       model.solver_settings.icntl(model.comm.size))
+                       model.solver_settings.icntl())
     found = sorted(((lam.real, v) for lam, v in pairs
                     if abs(lam.imag) <= 1e-8 * max(1.0, abs(lam.real))),
                    key=lambda p: abs(p[0] - target))[:n_modes]

@@ -367,7 +367,7 @@ class NewtonSolver:
         if chain:
             self._use_chain(pc, bcs, comm)
             return
-        mumps.configure(pc, s.icntl(comm.size))
+        mumps.configure(pc, s.icntl())
 
     def _use_chain(self, pc, bcs: list, comm) -> None:
         """The linear solves by :class:`fxrod.solvers.chain.ChainSolver` (MUMPS if it fails)."""
@@ -381,7 +381,7 @@ class NewtonSolver:
                 warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
                               RuntimeWarning, stacklevel=3)
                 solver = None
-        self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(comm.size),
+        self.chain = ChainPC(solver, self.fast_jacobian, self.settings.icntl(),
                              quiet=self.settings.linear_solver == "auto")
         pc.setPythonContext(self.chain)
 

@@ -199,7 +199,7 @@ class ReducedNewtonSolver:
         snes.setJacobian(self._jacobian, self.Jr, self.Jr)
         ksp = snes.getKSP()
         ksp.setOperators(self.Jr, self.Jr)
-        mumps.configure(ksp.getPC(), s.icntl(w.function_space.mesh.comm.size))
+        mumps.configure(ksp.getPC(), s.icntl())
         self.snes = snes
         self.test = ConvergenceTest(s)            # the convergence test of every path
         snes.setConvergenceTest(self.test.snes)

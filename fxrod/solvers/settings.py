@@ -26,12 +26,13 @@ LINEAR_SOLVERS = ("auto", "mumps", "chain")
 #: :data:`LINEAR_SOLVERS`; unset or empty: ``"auto"``).
 LINEAR_SOLVER_ENV = "FXROD_LINEAR_SOLVER"
 
-#: fxrod's MUMPS defaults: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here than the default),
-#: ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the paper's; MUMPS's
-#: iterative scaling costs a third of each factorisation, see bench/step_cost.py). Serial runs
-#: only: under MPI, MUMPS keeps its automatic scaling (ICNTL(8) = 77), because its parallel
-#: factorisation without scaling failed on the stiff 45-degree bend (E = 1e7, load steps of
-#: 75) where the serial one succeeds (:meth:`SolverSettings.icntl`).
+#: fxrod's MUMPS defaults on every rank count: ICNTL(7) = 6 (QAMD ordering, ~20 % faster here
+#: than the default), ICNTL(8) = 0 (no scaling: the rows of (42) are already scaled like the
+#: paper's; MUMPS's iterative scaling costs a third of each serial factorisation, see
+#: bench/step_cost.py, and under MPI, where it was kept until issue 39, it made the 2-rank
+#: step of a 20 000-element rod 2.7x slower: recomputed at every factorisation). The
+#: stiff 45-degree bend that once failed without it under MPI (E = 1e7, load steps of 75)
+#: now converges on 2 ranks as in serial (tests/test_mpi.py).
 MUMPS_DEFAULTS: dict[int, int] = {7: 6, 8: 0}
 
 
@@ -191,13 +192,9 @@ class SolverSettings:
         if self.h_min is not None:
             check_positive("h_min", self.h_min)
 
-    def icntl(self, n_ranks: int = 1) -> dict[int, int]:
-        """The MUMPS ICNTL values on ``n_ranks`` ranks: :data:`MUMPS_DEFAULTS` (without the
-        no-scaling default under MPI), updated by ``mumps_icntl``."""
-        base = dict(MUMPS_DEFAULTS)
-        if n_ranks > 1:
-            del base[8]
-        return {**base, **self.mumps_icntl}
+    def icntl(self) -> dict[int, int]:
+        """The MUMPS ICNTL values: :data:`MUMPS_DEFAULTS` updated by ``mumps_icntl``."""
+        return {**MUMPS_DEFAULTS, **self.mumps_icntl}
 
     def replace(self, **changes) -> SolverSettings:
         """A copy with some fields changed (validated like a new object)."""
