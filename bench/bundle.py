@@ -8,7 +8,8 @@ Each measurement runs in a fresh interpreter (``mpirun -n p`` for p > 1): the de
 (4 elements, 210 unknowns each) start resting on the sphere's top
 (``drop = 0``), the layers above land in the first steps; after one warm-up step,
 ``--steps`` steps are timed (wall time, the slowest rank) with the demo's solver settings
-(the default linear solver: MUMPS, the chain solver takes no contact). A row reports the
+(``demos/bundle.py``'s ``SETTINGS``: MUMPS, the chain solver takes no contact, and a
+backtracking line search against the friction's Newton cycles). A row reports the
 milliseconds per step and per Newton iteration, the Newton iterations and fibre pairs in
 contact per step, the Jacobian's pattern rebuilds (``repatterns``: new pairs beyond the
 pattern's margin, :meth:`fxrod.core.forms.rodcontact.RodContact.add_jacobian`), the set-up
@@ -48,13 +49,13 @@ def child(rods: int, steps: int) -> dict | None:
 
     import fxrod  # noqa: F401  (dolfinx_solver before petsc4py)
     from fxrod.runs.integrators import Integrator
-    from fxrod.solvers.settings import SolverSettings
     from fxrod.studies.cases import demo
 
     comm = MPI.COMM_WORLD
     t0 = time.perf_counter()
-    model, _, _, pairs = demo("bundle").bundle(rods, drop=0.0, comm=comm)
-    integ = Integrator(model, 1e-3, SolverSettings(atol=1e-12, rtol=1e-10))
+    bundle = demo("bundle")
+    model, _, _, pairs = bundle.bundle(rods, drop=0.0, comm=comm)
+    integ = Integrator(model, 1e-3, bundle.SETTINGS)
     setup = time.perf_counter() - t0
     integ.step()                                                  # warm-up
     comm.Barrier()
