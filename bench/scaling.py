@@ -4,32 +4,35 @@
                             [--json bench/scaling.json] [--dry-run]
 
 Each measurement runs in a fresh interpreter under ``mpirun -n p`` (``--child``), times
-``--steps`` steps after one warm-up step (wall time, the slowest rank) and reports the peak
+``--steps`` steps after one warm-up step (wall time and process CPU time, the slowest rank;
+the CPU time includes waits in MPI, which poll) and reports the peak
 resident memory of every rank:
 
 * **strong scaling**: the flying spaghetti with ``--elements`` elements (one long rod, the
   same problem on every rank count): serial with fxrod's default path (the chain solver)
-  and with MUMPS, then on p ranks (MUMPS: the chain solver is serial);
+  and with MUMPS, then on p ranks with both (the default: the chain solver across ranks,
+  :mod:`fxrod.solvers.chain_mpi`; and MUMPS);
 * **weak scaling**: a bundle of ``--rods`` rods per rank (10 elements each, parallel, 1 cm
   apart, each clamped at one end and bending under gravity: one ``Structure`` without
   joints, distributed by DOLFINx), so the work per rank stays the same.
 
 **The communication model.** The 2-rank child also measures MPI's latency ``alpha`` [s] and
 bandwidth ``beta`` [B/s] on this machine (ping-pong of 8 B and 1 MiB messages). A step of
-the long rod on p ranks costs
+the long rod on the chain solver across p ranks costs
 
     T(p) = T_par/p + T_seq + T_comm(p),
-    T_comm(p) = its (n_red alpha log2(p) + ceil(log2(p)) (alpha + 8 (2 s)^2/beta)),
+    T_comm(p) = its (n_red alpha log2(p) + ceil(log2(p)) (alpha + 8 (3 s^2 + s) (p - 1)/beta)),
 
 with ``its`` the Newton iterations of the step, ``n_red = 4`` collective reductions per
-iteration (residual norm, step norm, line search, convergence test) and one level of
-MUMPS's elimination tree per ``log2(p)`` whose separators are vertices of the chain
-(``s = 18`` unknowns each: their Schur complements, ``(2 s)^2`` doubles, travel one level
-up). ``T_par`` (the work that divides: assembly, factorisation of the pieces) and ``T_seq``
-(what does not: Python, the root of the tree) follow from the measured ``T(1)`` (serial
-MUMPS) and ``T(2)``; the model then predicts ``T(p)`` for p = 4 ... 1024 and the parallel
-efficiency ``T(1)/(p T(p))``. It is a model of this machine's MPI (shared memory); on a
-cluster measure ``alpha, beta`` there (``--dry-run`` prints the commands; the SLURM script
+iteration (residual norm, step norm, line search, convergence test) and, at most once per
+iteration, the reductions of the interface system of ``p - 1`` cut vertices (``s = 18``
+unknowns each): its blocks at a factorisation (``3 s^2`` doubles per cut) and its
+right-hand side at a solve (``s``). ``T_par`` (the work that divides: assembly,
+condensation and elimination of the pieces) and ``T_seq`` (what does not: Python, the
+interface system) follow from the measured ``T(1)`` (the serial chain solver) and ``T(2)``;
+the model then predicts ``T(p)`` for p = 4 ... 1024 and the parallel efficiency
+``T(1)/(p T(p))``. It is a model of this machine's MPI (shared memory); on a cluster
+measure ``alpha, beta`` there (``--dry-run`` prints the commands; the SLURM script
 ``bench/scaling.slurm`` runs them on N ranks).
 
 ``--dry-run`` prints the commands and the model's formula without running anything
@@ -52,7 +55,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 #: Collective reductions per Newton iteration (model of the module docstring).
 N_REDUCTIONS = 4
-#: Unknowns of a vertex separator of the chain (12 position/director, 6 multipliers).
+#: Unknowns of a cut vertex of the chain (12 position/director, 6 multipliers).
 SEPARATOR = 18
 
 
@@ -120,14 +123,19 @@ def child(kind: str, size: int, steps: int, solver: str) -> dict | None:
     setup = time.perf_counter() - t0
     integ.step()                                             # warm-up
     comm.Barrier()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     its = sum(integ.step().newton_its for _ in range(steps))
     wall = comm.allreduce(time.perf_counter() - t0, op=MPI.MAX)
+    cpu = comm.allreduce(time.process_time() - c0, op=MPI.MAX)   # waits in MPI included
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0        # MiB (Linux)
     peaks = comm.gather(peak, root=0)
+    chain = getattr(integ.newton, "chain", None)
     row = {"kind": kind, "ranks": comm.size, "size": size, "steps": steps,
-           "linear_solver": integ.settings.linear_solver, "setup_s": setup,
-           "ms_per_step": 1e3 * wall / steps, "newton_its_per_step": its / steps,
+           "linear_solver": integ.settings.linear_solver,
+           "backend": "chain" if chain is not None and chain.reason is None else "mumps",
+           "setup_s": setup,
+           "ms_per_step": 1e3 * wall / steps, "cpu_ms_per_step": 1e3 * cpu / steps,
+           "newton_its_per_step": its / steps,
            "peak_mb_per_rank": peaks}
     if comm.size > 1:
         row["alpha_s"], row["beta_B_per_s"] = _ping_pong(comm)
@@ -139,8 +147,9 @@ def comm_time(p: int, its: float, alpha: float, beta: float) -> float:
     if p <= 1:
         return 0.0
     levels = math.ceil(math.log2(p))
+    cut = 3 * SEPARATOR**2 + SEPARATOR
     return its * (N_REDUCTIONS * alpha * math.log2(p)
-                  + levels * (alpha + 8.0 * (2 * SEPARATOR) ** 2 / beta))
+                  + levels * (alpha + 8.0 * cut * (p - 1) / beta))
 
 
 def model(t1: float, t2: float, its: float, alpha: float, beta: float,
@@ -184,7 +193,8 @@ def main(argv=None) -> dict:
         return row or {}
     ranks = [int(r) for r in a.ranks.split(",")]
     plan = [("strong", 1, a.elements, "auto"), ("strong", 1, a.elements, "mumps")]
-    plan += [("strong", p, a.elements, "auto") for p in ranks if p > 1]
+    plan += [("strong", p, a.elements, solver) for p in ranks if p > 1
+             for solver in ("auto", "mumps")]
     plan += [("weak", p, a.rods * p, "auto") for p in ranks]
     if a.dry_run:
         for kind, p, size, solver in plan:
@@ -194,17 +204,20 @@ def main(argv=None) -> dict:
         return {"plan": plan}
     rows = [run(command(kind, p, size, a.steps, solver)) for kind, p, size, solver in plan]
     out: dict = {"rows": rows}
-    print(f"{'kind':>6} {'ranks':>5} {'size':>7} {'solver':>7} {'ms/step':>10} {'its':>5} "
+    print(f"{'kind':>6} {'ranks':>5} {'size':>7} {'backend':>7} {'ms/step':>10} {'its':>5} "
           f"{'peak MiB/rank':>14}")
     for r in rows:
-        print(f"{r['kind']:>6} {r['ranks']:>5} {r['size']:>7} {r['linear_solver']:>7} "
+        print(f"{r['kind']:>6} {r['ranks']:>5} {r['size']:>7} {r['backend']:>7} "
               f"{r['ms_per_step']:>10.1f} {r['newton_its_per_step']:>5.1f} "
               f"{max(r['peak_mb_per_rank']):>14.0f}")
-    mumps1 = next(r for r in rows if r["kind"] == "strong" and r["linear_solver"] == "mumps"
+    chain1 = next(r for r in rows if r["kind"] == "strong" and r["linear_solver"] == "auto"
                   and r["ranks"] == 1)
-    two = next((r for r in rows if r["kind"] == "strong" and r["ranks"] == 2), None)
+    two = next((r for r in rows if r["kind"] == "strong" and r["ranks"] == 2
+                and r["linear_solver"] == "auto"), None)
     if two is not None:
-        out["model"] = model(mumps1["ms_per_step"] / 1e3, two["ms_per_step"] / 1e3,
+        out["chain_ratio_2"] = two["ms_per_step"] / chain1["ms_per_step"]
+        print(f"chain solver: 2 ranks / serial = {out['chain_ratio_2']:.2f} per step")
+        out["model"] = model(chain1["ms_per_step"] / 1e3, two["ms_per_step"] / 1e3,
                              two["newton_its_per_step"], two["alpha_s"], two["beta_B_per_s"])
         m = out["model"]
         print(f"MPI: alpha {two['alpha_s'] * 1e6:.2f} us, beta {two['beta_B_per_s'] / 1e9:.2f} "

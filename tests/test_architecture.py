@@ -53,6 +53,9 @@ MODULES: dict[str, tuple[int, str]] = {
     "fxrod.solvers.chain": (2, "the chain solver: element condensation and the "
                                "block-tridiagonal vertex solve of one open rod (the default "
                                "serial backend)"),
+    "fxrod.solvers.chain_mpi": (2, "the chain solver across MPI ranks: one open rod in "
+                                   "contiguous pieces, their interface system solved "
+                                   "collectively"),
     "fxrod.solvers.newton": (2, "the one Newton driver (SNES) and the SNES reason table"),
     "fxrod.solvers.array_newton": (2, "the same Newton iteration on arrays without SNES, for "
                                       "the chain solver in serial runs"),

@@ -120,6 +120,35 @@ def test_chain_solve_is_a_sparse_lu_solve(name):
 
 
 @pytest.mark.exactness
+@pytest.mark.parametrize("name", ["flying_spaghetti", "quasistatic_clamped",
+                                  "clamped_kirchhoff_dynamic", "three_rods"])
+def test_transposed_solve_is_a_sparse_lu_solve_of_the_transpose(name):
+    """The transposed solve (the adjoint's systems; the Kirchhoff rod's retained stresses
+    and the Dirichlet rows too) against SuperLU on the transposed CSR matrix, in place
+    (``out`` is ``b``) as into another array."""
+    make, h, _ = MODELS[name]
+    integ = Integrator(make(), h, SolverSettings(linear_solver="mumps"))
+    integ.step()
+    fj = integ.newton.fast_jacobian
+    fj.keep_element_matrices()
+    rng = np.random.default_rng(4)
+    w = integ.model.w.x.array
+    w += 1e-3 * rng.standard_normal(w.size)
+    fj.assemble()
+    chain = ChainSolver(integ.model.space.W, fj.bc_dofs)
+    chain.factor(fj.elem)
+    A = sp.csr_matrix((fj.vals, fj.indices, fj.indptr), shape=fj.A.getSize())
+    At = sp.csc_matrix(A.T)
+    b = rng.standard_normal(At.shape[0])
+    x = np.zeros_like(b)
+    chain.solve_transpose(b, x)
+    ref = spl.spsolve(At, b)
+    assert np.max(np.abs(x - ref)) <= solve_bound(At, ref)
+    chain.solve_transpose(b, b)
+    assert np.array_equal(b, x)
+
+
+@pytest.mark.exactness
 @pytest.mark.parametrize("name", ["flying_spaghetti", "three_rods", "quasistatic_clamped",
                                   "free_kirchhoff_dynamic"])
 def test_factorisation_inside_the_assembly_is_a_sparse_lu_solve(name):

@@ -22,16 +22,17 @@ def _scaling():
 
 
 def test_dry_run_plans_every_measurement(capsys):
-    """Serial chain and MUMPS runs of the long rod, one per further rank count, and the
-    bundle on every rank count (its size growing with the ranks)."""
+    """Serial chain and MUMPS runs of the long rod, both again on every further rank count,
+    and the bundle on every rank count (its size growing with the ranks)."""
     out = _scaling().main(["--dry-run", "--ranks", "1,2,4", "--elements", "1000",
                            "--rods", "8"])
     assert out["plan"] == [("strong", 1, 1000, "auto"), ("strong", 1, 1000, "mumps"),
-                           ("strong", 2, 1000, "auto"), ("strong", 4, 1000, "auto"),
+                           ("strong", 2, 1000, "auto"), ("strong", 2, 1000, "mumps"),
+                           ("strong", 4, 1000, "auto"), ("strong", 4, 1000, "mumps"),
                            ("weak", 1, 8, "auto"), ("weak", 2, 16, "auto"),
                            ("weak", 4, 32, "auto")]
     lines = capsys.readouterr().out.splitlines()
-    assert sum("-n 4" in ln for ln in lines) == 2 and lines[-1].startswith("model: T(p)")
+    assert sum("-n 4" in ln for ln in lines) == 3 and lines[-1].startswith("model: T(p)")
 
 
 def test_model_recovers_an_amdahl_machine():
@@ -50,7 +51,8 @@ def test_model_recovers_an_amdahl_machine():
     expected = t1 / (p * (t_par / p + t_seq + sc.comm_time(p, its, alpha, beta)))
     assert eff[-1] == pytest.approx(expected, rel=1e-12)
     assert sc.comm_time(8, its, alpha, beta) == pytest.approx(
-        its * (sc.N_REDUCTIONS * alpha * 3 + 3 * (alpha + 8 * 36**2 / beta)), rel=1e-12)
+        its * (sc.N_REDUCTIONS * alpha * 3 + 3 * (alpha + 8 * (3 * 18**2 + 18) * 7 / beta)),
+        rel=1e-12)
     assert sc.model(1.0, 1.2, its, alpha, beta).get("predicted_efficiency") is None
     assert math.isfinite(m["T_comm_2_s"])
 

@@ -284,7 +284,7 @@ class KernelJacobian:
         self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
         self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
         self.n = n = V.dofmap.index_map.size_local
-        self.is_bc = np.zeros(n, dtype=np.int8)
+        self.is_bc = np.zeros(n + V.dofmap.index_map.num_ghosts, dtype=np.int8)
         bc_dofs = [np.asarray(bc.dof_indices()[0], dtype=np.int64) for bc in bcs]
         self.bc_dofs = np.unique(np.concatenate(bc_dofs)) if bc_dofs else np.zeros(0, int)
         self.is_bc[self.bc_dofs] = 1
@@ -507,8 +507,9 @@ class KernelVector:
         self.dofs = np.ascontiguousarray(V.dofmap.list, dtype=np.int32)
         self.gdofs = np.ascontiguousarray(msh.geometry.dofmaps[0], dtype=np.int32)
         self.x = np.ascontiguousarray(msh.geometry.x, dtype=np.float64)
-        #: the assembled vector (global dof numbering; zero outside the cells' rows)
-        self.b = np.zeros(V.dofmap.index_map.size_local)
+        #: the assembled vector (local dof numbering, the ghost rows after the owned ones;
+        #: zero outside the cells' rows)
+        self.b = np.zeros(V.dofmap.index_map.size_local + V.dofmap.index_map.num_ghosts)
         self.be = np.zeros(self.dofs.shape[1])
         self.coords = np.zeros(3 * self.gdofs.shape[1])
         self._static = (k.ptr(self.x, "double*"), k.ptr(self.gdofs, "int32_t*"),

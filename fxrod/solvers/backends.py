@@ -51,7 +51,10 @@ BACKENDS = {
                           off_mesh=True),
     "mumps-ldlt": Capabilities(mpi=True, joints=True, outside_ufl=True, transpose=True,
                                inertia=True, off_mesh=True),
-    "chain": Capabilities(batched=True),
+    # several ranks: one open rod (fxrod.solvers.chain_mpi), refused otherwise by its own
+    # applicability test (fxrod.solvers.newton.chain_refusal); transpose solves:
+    # ChainSolver.solve_transpose, ChainPieces.solve_transpose
+    "chain": Capabilities(mpi=True, transpose=True, batched=True),
 }
 
 

@@ -65,7 +65,8 @@ unknown of the mixed space (:meth:`ChainSolver.applicable`). The vertices are nu
 chain after chain, so the vertex system stays block tridiagonal with zero blocks between
 the chains; the block elimination does not pivot across blocks, so a
 singular diagonal block raises ``RuntimeError`` (the Newton solver reports a failed linear
-solve).
+solve). Under MPI one open rod is solved in pieces, one per rank (:mod:`fxrod.solvers.chain_mpi`,
+with the piece elimination ``fxrod_btri_factor_piece`` of ``chain.c``).
 """
 
 from __future__ import annotations
@@ -110,10 +111,12 @@ def prepare() -> None:
         _load_lib()
 
 
-def _chain_order(c2v: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _chain_order(c2v: np.ndarray, n_vertices: int,
+                 start: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Vertices along the chains, one open chain after the other (each from its end of
-    lower vertex number), and each cell's left vertex position (0 or 1 in ``c2v[c]``);
-    None unless the cells form disjoint open chains covering every vertex."""
+    lower vertex number, the chain of ``start`` first and from there), and each cell's
+    left vertex position (0 or 1 in ``c2v[c]``); None unless the cells form disjoint open
+    chains covering every vertex."""
     n_cells = c2v.shape[0]
     cells_of = [[] for _ in range(n_vertices)]
     for c, (a, b) in enumerate(c2v):
@@ -125,7 +128,10 @@ def _chain_order(c2v: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarr
     order, left = [], np.zeros(n_cells, dtype=np.int64)
     seen = np.zeros(n_cells, dtype=bool)
     done = np.zeros(n_vertices, dtype=bool)
-    for end in np.flatnonzero(degree == 1):
+    ends = np.flatnonzero(degree == 1)
+    if start is not None:
+        ends = np.concatenate([[start], ends[ends != start]])
+    for end in ends:
         if done[end]:
             continue  # the far end of a chain already walked
         v = int(end)
@@ -146,6 +152,78 @@ def _chain_order(c2v: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarr
     return np.array(order), left
 
 
+def chain_layout(V, retained: tuple[int, ...] = (), n_cells: int | None = None,
+                 start: int | None = None):
+    """(per-cell permutation to [interior | left block | right block], -1 at the
+    padding; block dofs along the chains (m, nb), -1 at the padding; interior dofs;
+    cells and their left vertex positions in chain order; number of leading interior
+    dofs of discontinuous sub-elements), or None. A vertex block holds the vertex's
+    unknowns and the ``retained`` interior unknowns of the cell on its left (padding
+    at a chain's first vertex). The cells are the first ``n_cells`` (default: all; under
+    MPI the owned ones), walked from the vertex ``start`` (:func:`_chain_order`); their
+    unknowns must be the owned ones, and ghosts only at the chains' end vertices."""
+    msh = V.mesh
+    if msh.topology.dim != 1 or V.dofmap.bs != 1:
+        return None
+    dofs = np.asarray(V.dofmap.list)
+    if n_cells is not None:
+        dofs = dofs[:n_cells]
+    layout = V.dofmap.dof_layout
+    vloc = [np.asarray(layout.entity_closure_dofs(0, i)) for i in (0, 1)]
+    iloc = np.asarray(layout.entity_dofs(1, 0))
+    nd = dofs.shape[1]
+    if sorted(np.concatenate([*vloc, iloc]).tolist()) != list(range(nd)):
+        return None
+    # the cell-local fields (discontinuous sub-elements, e.g. the stresses) first
+    local = np.zeros(nd, dtype=bool)
+    for i in range(V.num_sub_spaces):
+        sub = V.sub(i)
+        if getattr(getattr(sub.element, "basix_element", None), "discontinuous", False):
+            local |= np.isin(dofs[0], np.asarray(sub.dofmap.list)[0])
+    iloc = np.concatenate([iloc[local[iloc]], iloc[~local[iloc]]])
+    kept = np.setdiff1d(np.arange(iloc.size), np.asarray(retained, dtype=np.int64))
+    rloc, iloc = iloc[list(retained)], iloc[kept]
+    n_local = int(np.count_nonzero(local[iloc]))
+    msh.topology.create_connectivity(1, 0)
+    c2v = np.asarray(msh.topology.connectivity(1, 0).array).reshape(-1, 2)[:dofs.shape[0]]
+    vmap = msh.topology.index_map(0)
+    n_vertices = vmap.size_local + vmap.num_ghosts
+    used, compact = np.unique(c2v, return_inverse=True)   # the cells' vertices
+    chain = _chain_order(compact.reshape(-1, 2), used.size,
+                         None if start is None else int(np.searchsorted(used, start)))
+    if chain is None:
+        return None
+    order, left = used[chain[0]], chain[1]
+    pos = np.empty(n_vertices, dtype=np.int64)
+    pos[order] = np.arange(order.size)
+    nv, nr = vloc[0].size, rloc.size
+    vertex_dofs = np.full((order.size, nv + nr), -1, dtype=np.int64)
+    pad = np.full(nr, -1, dtype=np.int64)
+    perm = np.empty((dofs.shape[0], iloc.size + 2 * (nv + nr)), dtype=np.int64)
+    for c in range(dofs.shape[0]):
+        lv, rv = (0, 1) if left[c] == 0 else (1, 0)
+        perm[c] = np.concatenate([iloc, vloc[lv], pad, vloc[rv], rloc])
+        for loc, k in ((lv, pos[c2v[c, lv]]), (rv, pos[c2v[c, rv]])):
+            g = dofs[c, vloc[loc]]
+            if vertex_dofs[k, 0] >= 0 and not np.array_equal(vertex_dofs[k, :nv], g):
+                return None
+            vertex_dofs[k, :nv] = g
+        vertex_dofs[pos[c2v[c, rv]], nv:] = dofs[c, rloc]
+    # the cells in chain order: a cell joins the vertex positions first and first + 1
+    first = np.minimum(pos[c2v[:, 0]], pos[c2v[:, 1]])
+    cells = np.argsort(first)
+    perm, interior = perm[cells], dofs[cells][:, iloc]
+    every = np.concatenate([vertex_dofs[vertex_dofs >= 0], interior.ravel()])
+    n_owned = V.dofmap.index_map.size_local
+    ghost = vertex_dofs >= n_owned
+    if (np.unique(every).size != every.size or np.count_nonzero(every < n_owned) != n_owned
+            or np.any(interior >= n_owned) or ghost[1:-1].any()):
+        return None
+    return (np.ascontiguousarray(perm), vertex_dofs, np.ascontiguousarray(interior),
+            cells, first[cells], n_local)
+
+
+
 class ChainSolver:
     """Condensation and block-tridiagonal solve of the Jacobian of open rods.
 
@@ -153,7 +231,8 @@ class ChainSolver:
     ----------
     V : dolfinx.fem.FunctionSpace
         The mixed space (block size 1) on disjoint open chains of interval cells (one rod,
-        or a :class:`fxrod.core.structure.Structure` of rods without joints), serial.
+        or a :class:`fxrod.core.structure.Structure` of rods without joints), serial
+        (one rod on several ranks: :class:`fxrod.solvers.chain_mpi.ChainPieces`).
     bc_dofs : numpy.ndarray
         Dirichlet dofs: their rows and columns of the element matrices are zero and their
         diagonal is one in the assembled matrix.
@@ -166,8 +245,10 @@ class ChainSolver:
 
     def __init__(self, V, bc_dofs: np.ndarray) -> None:
         self.V = V
-        n = V.dofmap.index_map.size_local
-        is_bc = np.zeros(n, dtype=bool)
+        imap = V.dofmap.index_map
+        #: the owned unknowns (the right-hand sides and solutions of :meth:`solve` under MPI)
+        self.n_owned = imap.size_local
+        is_bc = np.zeros(imap.size_local + imap.num_ghosts, dtype=bool)
         is_bc[np.asarray(bc_dofs, dtype=np.int64)] = True
         self._is_bc = is_bc
         self.is_bc = is_bc.astype(np.int8)
@@ -308,65 +389,12 @@ class ChainSolver:
     def _p(self, arr, ctype):
         return self.ffi.cast(ctype, arr.ctypes.data)
 
-    @staticmethod
-    def _layout(V, retained: tuple[int, ...] = ()):
-        """(per-cell permutation to [interior | left block | right block], -1 at the
-        padding; block dofs along the chains (m, nb), -1 at the padding; interior dofs;
-        cells and their left vertex positions in chain order; number of leading interior
-        dofs of discontinuous sub-elements), or None. A vertex block holds the vertex's
-        unknowns and the ``retained`` interior unknowns of the cell on its left (padding
-        at a chain's first vertex)."""
-        msh = V.mesh
-        if msh.comm.size != 1 or msh.topology.dim != 1 or V.dofmap.bs != 1:
+    @classmethod
+    def _layout(cls, V, retained: tuple[int, ...] = ()):
+        """:func:`chain_layout` of every cell of a serial mesh, or None."""
+        if V.mesh.comm.size != 1:
             return None
-        dofs = np.asarray(V.dofmap.list)
-        layout = V.dofmap.dof_layout
-        vloc = [np.asarray(layout.entity_closure_dofs(0, i)) for i in (0, 1)]
-        iloc = np.asarray(layout.entity_dofs(1, 0))
-        nd = dofs.shape[1]
-        if sorted(np.concatenate([*vloc, iloc]).tolist()) != list(range(nd)):
-            return None
-        # the cell-local fields (discontinuous sub-elements, e.g. the stresses) first
-        local = np.zeros(nd, dtype=bool)
-        for i in range(V.num_sub_spaces):
-            sub = V.sub(i)
-            if getattr(getattr(sub.element, "basix_element", None), "discontinuous", False):
-                local |= np.isin(dofs[0], np.asarray(sub.dofmap.list)[0])
-        iloc = np.concatenate([iloc[local[iloc]], iloc[~local[iloc]]])
-        kept = np.setdiff1d(np.arange(iloc.size), np.asarray(retained, dtype=np.int64))
-        rloc, iloc = iloc[list(retained)], iloc[kept]
-        n_local = int(np.count_nonzero(local[iloc]))
-        msh.topology.create_connectivity(1, 0)
-        c2v = np.asarray(msh.topology.connectivity(1, 0).array).reshape(-1, 2)
-        n_vertices = msh.topology.index_map(0).size_local
-        chain = _chain_order(c2v, n_vertices)
-        if chain is None:
-            return None
-        order, left = chain
-        pos = np.empty(n_vertices, dtype=np.int64)
-        pos[order] = np.arange(order.size)
-        nv, nr = vloc[0].size, rloc.size
-        vertex_dofs = np.full((order.size, nv + nr), -1, dtype=np.int64)
-        pad = np.full(nr, -1, dtype=np.int64)
-        perm = np.empty((dofs.shape[0], iloc.size + 2 * (nv + nr)), dtype=np.int64)
-        for c in range(dofs.shape[0]):
-            lv, rv = (0, 1) if left[c] == 0 else (1, 0)
-            perm[c] = np.concatenate([iloc, vloc[lv], pad, vloc[rv], rloc])
-            for loc, k in ((lv, pos[c2v[c, lv]]), (rv, pos[c2v[c, rv]])):
-                g = dofs[c, vloc[loc]]
-                if vertex_dofs[k, 0] >= 0 and not np.array_equal(vertex_dofs[k, :nv], g):
-                    return None
-                vertex_dofs[k, :nv] = g
-            vertex_dofs[pos[c2v[c, rv]], nv:] = dofs[c, rloc]
-        # the cells in chain order: a cell joins the vertex positions first and first + 1
-        first = np.minimum(pos[c2v[:, 0]], pos[c2v[:, 1]])
-        cells = np.argsort(first)
-        perm, interior = perm[cells], dofs[cells][:, iloc]
-        every = np.concatenate([vertex_dofs[vertex_dofs >= 0], interior.ravel()])
-        if np.unique(every).size != every.size or every.size != V.dofmap.index_map.size_local:
-            return None
-        return (np.ascontiguousarray(perm), vertex_dofs, np.ascontiguousarray(interior),
-                cells, first[cells], n_local)
+        return chain_layout(V, retained)
 
     @classmethod
     def applicable(cls, V) -> bool:
@@ -577,6 +605,17 @@ class ChainSolver:
                                        self._rB0_ptr)
 
 
+    def solve_transpose(self, b: np.ndarray, out: np.ndarray) -> None:
+        """``out = A^-T b`` (contiguous float64 arrays, global dof numbering; ``out`` may be
+        ``b``) with the factors of :meth:`factor`: the adjoint's systems,
+        ``S^T x_B = b_B - X^T b_I`` and ``x_I = A_II^-T (b_I - A_BI^T x_B)``, the transposed
+        LUs of the interior blocks and of the block-tridiagonal vertex system."""
+        p = self._p
+        a = self._solve_args
+        self.lib.lib.fxrod_chain_solve_t(*a, p(b, "double*"), p(out, "double*"),
+                                         self._ptrs[4])
+
+
 class ChainPC:
     """PETSc ``python`` preconditioner context that solves exactly with a
     :class:`ChainSolver` (``ksp_type preonly``), factored from the element matrices of a
@@ -589,11 +628,14 @@ class ChainPC:
     """
 
     def __init__(self, chain: ChainSolver | None, fast_jacobian, icntl: dict[int, int],
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, matrix=None) -> None:
         self.chain = chain
         self.fast_jacobian = fast_jacobian
         self.icntl = icntl
         self.quiet = quiet
+        #: ``matrix()``: the assembled Jacobian for MUMPS (under MPI), or None: the fast
+        #: Jacobian's CSR matrix
+        self.matrix = matrix
         self.mumps: mumps.DirectSolver | None = None
         self.reason = None if chain is not None else "not applicable"
         self.out = None
@@ -613,11 +655,14 @@ class ChainPC:
                 if not self.quiet:
                     warnings.warn(f"fxrod: {err}; using MUMPS", RuntimeWarning, stacklevel=2)
         fj = self.fast_jacobian
-        if fj is not None and not fj.csr:
-            fj.csr = True  # MUMPS needs the assembled matrix from now on
-            fj.assemble(constants=False)
-        # the CSR matrix (the operator may be one that only multiplies by it)
-        A = fj.matrix() if fj is not None else pc.getOperators()[0]
+        if self.matrix is not None:
+            A = self.matrix()
+        else:
+            if fj is not None and not fj.csr:
+                fj.csr = True  # MUMPS needs the assembled matrix from now on
+                fj.assemble(constants=False)
+            # the CSR matrix (the operator may be one that only multiplies by it)
+            A = fj.matrix() if fj is not None else pc.getOperators()[0]
         if self.mumps is None:
             self.mumps = mumps.DirectSolver(A.getComm(), self.icntl, scaled=False)
         self.mumps.factor(A)
@@ -626,7 +671,7 @@ class ChainPC:
         """Solve with a fixed random right-hand side and check the backward error (on the
         element matrices: the CSR matrix need not be assembled; with the chain solver
         attached to the Jacobian, its factorisation has checked the vertex system)."""
-        n = self.chain.is_bc.size
+        n = self.chain.n_owned
         if self.out is None:
             self.out = np.zeros(n)
         if self.chain.attached is not None:

@@ -7,7 +7,11 @@ constant of the problem. Serial runs assemble the Jacobian with
 :class:`fxrod.native.assembly.KernelJacobian` (same FFCx kernels, direct CSR insertion) and the
 residual with :class:`fxrod.native.assembly.KernelResidual` unless ``settings.fast_assembly``
 (``fast_residual``) is off or the helper cannot be built (then with a warning). The
-constants of the forms are packed once per solve (they do not change within one).
+constants of the forms are packed once per solve (they do not change within one). One
+open rod on several ranks, on the chain solver (:mod:`fxrod.solvers.chain_mpi`): the
+residual and the element matrices of each rank's cells by the same kernels (the ghost rows
+added to their owners), the element matrices factored inside the Jacobian callback, the
+chain solver the preconditioner of a ``preonly`` KSP.
 
 Terms that couple distant dofs (rod-rod contact, :mod:`fxrod.core.forms.rodcontact`) cannot be
 UFL forms: the model holds them (:attr:`fxrod.core.model.RodModel.nonlocal_terms`) and hands them
@@ -28,7 +32,8 @@ import warnings
 import numpy as np
 from dolfinx import fem
 from dolfinx.fem.forms import derivative_block
-from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix
+from dolfinx.fem.petsc import NonlinearProblem, assemble_matrix, create_matrix
+from mpi4py import MPI
 from petsc4py import PETSc
 
 from fxrod.errors import ParameterError
@@ -38,6 +43,7 @@ from fxrod.native.malloc import tune_malloc
 from fxrod.solvers import backends, mumps
 from fxrod.solvers.backends import Capabilities
 from fxrod.solvers.chain import ChainPC, ChainSolver
+from fxrod.solvers.chain_mpi import ChainPieces
 from fxrod.solvers.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
@@ -187,6 +193,77 @@ class ConvergenceTest:
         return 0
 
 
+class _DistributedResidual:
+    """SNES residual callback on the chain solver's path across ranks: the element vectors of
+    this rank's cells by :class:`fxrod.native.assembly.KernelResidual`'s kernels (the ghost
+    rows too), the ghost rows added to their owners, the Dirichlet rows ``x - g``: DOLFINx's
+    ``assemble_residual`` up to the order of the additions. Where any rank's iterate is off
+    the boundary values (the lifting term, see :class:`fxrod.native.assembly.KernelResidual`)
+    every rank calls DOLFINx's callback ``fallback``."""
+
+    def __init__(self, fr: KernelResidual, w: fem.Function, comm, fallback) -> None:
+        from dolfinx import la
+
+        self.fr, self.w, self.comm, self.fallback = fr, w, comm, fallback
+        imap = w.function_space.dofmap.index_map
+        self.n = imap.size_local
+        self._add = la.InsertMode.add
+        self.vec = la.vector(imap, 1)
+        self._own = fr.bc_dofs < self.n
+
+    def __call__(self, snes, x, b) -> None:
+        from dolfinx.fem.petsc import assign
+
+        assign(x, self.w)
+        self.w.x.scatter_forward()
+        u, fr = self.w.x.array, self.fr
+        if not self.comm.allreduce(fr.boundary_values_held(u), op=MPI.LAND):
+            self.fallback(snes, x, b)
+            return
+        v = self.vec.array
+        v[:] = fr.vector.add_elements()
+        self.vec.scatter_reverse(self._add)
+        out = b.getArray()
+        out[:] = v[:self.n]
+        bc = fr.bc_dofs[self._own]
+        out[bc] = u[bc] - fr.g[self._own]
+
+
+class _DistributedJacobian:
+    """PETSc ``python`` matrix context of the distributed Jacobian on the chain solver's path
+    across ranks: its products (a line search other than "basic") and :meth:`matrix` (the
+    MUMPS fallback) assemble the Jacobian with DOLFINx at the current iterate, once per
+    Jacobian evaluation (:attr:`stale`), into a matrix made at the first need."""
+
+    def __init__(self, J, bcs: list) -> None:
+        self.J, self.bcs = J, bcs
+        self.A = None
+        #: whether the iterate changed since the last assembly
+        self.stale = True
+
+    def matrix(self):
+        """The Jacobian assembled at the current iterate (petsc4py.PETSc.Mat)."""
+        if self.A is None:
+            self.A = create_matrix(self.J)
+        if self.stale:
+            self.A.zeroEntries()
+            assemble_matrix(self.A, self.J, bcs=self.bcs)
+            self.A.assemble()
+            self.stale = False
+        return self.A
+
+    def mult(self, mat, x, y) -> None:
+        self.matrix().mult(x, y)
+
+    def multTranspose(self, mat, x, y) -> None:  # noqa: N802  (petsc4py's name)
+        self.matrix().multTranspose(x, y)
+
+    def destroy(self, mat) -> None:
+        if self.A is not None:
+            self.A.destroy()
+            self.A = None
+
+
 def snes_reason_name(code: int) -> str:
     """Human-readable name of a PETSc SNES converged reason, e.g. ``DIVERGED_MAX_IT (-5)``."""
     return f"{_SNES_REASONS.get(code, 'UNKNOWN')} ({code})"
@@ -250,15 +327,18 @@ def solve_with(snes: PETSc.SNES, s: SolverSettings, solve, lag: int | None = Non
 
 def chain_refusal(settings: SolverSettings, comm, terms, W) -> str | None:
     """Why the chain solver cannot solve the systems of a problem on the space ``W`` (None
-    when it can): it factors the element matrices of open rods, serially
-    (:data:`fxrod.solvers.backends.BACKENDS`)."""
+    when it can): it factors the element matrices of open rods, serially, and of one open
+    rod across ranks (:data:`fxrod.solvers.backends.BACKENDS`; collective under MPI)."""
     lacking = backends.missing("chain", Capabilities(mpi=comm.size > 1,
                                                      outside_ufl=bool(terms)))
     if lacking:
         return f"the chain backend does not take {lacking[0]}"
     if not settings.fast_assembly:
         return "the chain solver needs fast_assembly=True"
-    if not ChainSolver.applicable(W):
+    if comm.size > 1:
+        if not ChainPieces.applicable(W):
+            return "across ranks the chain solver takes one open rod without joints"
+    elif not ChainSolver.applicable(W):
         return "the chain solver takes open rods without joints"
     return None
 
@@ -314,6 +394,9 @@ class NewtonSolver:
         #: the chain preconditioner context (:class:`fxrod.solvers.chain.ChainPC`) or None
         self.chain = None
         A = None
+        if chain and comm.size > 1:
+            self._pieces(F, J, w, bcs, prefix, opts, comm)
+            return
         if chain and fast:
             # The chain solver factors the Jacobian inside its assembly: no matrix of the
             # full pattern (the fast Jacobian builds its CSR matrix if a fallback needs it)
@@ -368,6 +451,72 @@ class NewtonSolver:
             self._use_chain(pc, bcs, comm)
             return
         mumps.configure(pc, s.icntl())
+
+    def _pieces(self, F, J, w: fem.Function, bcs: list, prefix: str, opts: dict,
+                comm) -> None:
+        """The chain solver across ranks (:class:`fxrod.solvers.chain_mpi.ChainPieces`) in
+        SNES: the residual by this rank's kernels (:class:`_DistributedResidual`), the
+        element matrices of the owned cells computed and factored inside the Jacobian
+        callback (:class:`fxrod.native.assembly.KernelJacobian` on this rank's cells), the
+        distributed operator a PETSc ``python`` matrix whose products (a line search other
+        than "basic") and a MUMPS fallback assemble the Jacobian with DOLFINx
+        (:class:`_DistributedJacobian`)."""
+        from dolfinx.fem.petsc import assign
+
+        s = self.settings
+        self.fast_residual = None
+        ctx = _DistributedJacobian(J, bcs)
+        imap = w.function_space.dofmap.index_map
+        n = imap.size_local
+        A = PETSc.Mat().createPython(((n, imap.size_global), (n, imap.size_global)), ctx,
+                                     comm=comm)
+        A.setUp()
+        fj = None
+        if s.fast_assembly and KernelJacobian.applicable(J, MPI.COMM_SELF):
+            # the kernels of the owned cells, serially on each rank (no CSR matrix)
+            fj = KernelJacobian(J, w, bcs, csr=False)
+            fj.constants_each_call = False  # packed by solve()
+
+        def jacobian(snes, x, J_, P):
+            assign(x, w)
+            w.x.scatter_forward()
+            ctx.stale = True
+            if fj is not None and fj.condenser is not None:
+                fj.assemble(constants=False)
+            A.stateIncrease()   # a new operator for the preconditioner
+
+        self.problem = compat.nonlinear_problem(F, J, w, A, jacobian, bcs, prefix, opts)
+        self.snes = self.problem.solver
+        if fj is not None and s.fast_residual:
+            vec, (f, fargs, fkw) = self.snes.getFunction()
+            try:
+                self.fast_residual = KernelResidual(F, w, bcs, None)
+            except RuntimeError as err:  # a layout it does not reproduce: DOLFINx's
+                warnings.warn(f"fxrod: {err}; using DOLFINx's residual assembly",
+                              RuntimeWarning, stacklevel=3)
+            else:
+                self.snes.setFunction(
+                    _DistributedResidual(self.fast_residual, w, comm,
+                                         lambda snes, x, b: f(snes, x, b, *fargs, **fkw)),
+                    vec)
+        self.test = ConvergenceTest(s)
+        self.snes.setConvergenceTest(self.test.snes)
+        ksp = self.snes.getKSP()
+        ksp.setOperators(A, A)
+        solver = None
+        if fj is not None:
+            try:
+                solver = ChainPieces(w.function_space, fj.bc_dofs)
+                fj.keep_element_matrices(csr=False)
+                solver.attach(fj)
+            except Exception as err:  # noqa: BLE001  (e.g. no C compiler: MUMPS, say why)
+                warnings.warn(f"fxrod: chain solver unavailable ({err}); using MUMPS",
+                              RuntimeWarning, stacklevel=3)
+                solver = None
+        self.fast_jacobian = fj
+        self.chain = ChainPC(solver, fj, s.icntl(), quiet=s.linear_solver == "auto",
+                             matrix=ctx.matrix)
+        ksp.getPC().setPythonContext(self.chain)
 
     def _use_chain(self, pc, bcs: list, comm) -> None:
         """The linear solves by :class:`fxrod.solvers.chain.ChainSolver` (MUMPS if it fails)."""
@@ -440,8 +589,8 @@ class NewtonSolver:
         line search other than "basic" needs it (bt's slope ``F . J dx``, its local-minimum
         test ``J^T F``), so during such a solve the matrix is assembled as well."""
         fj = self.fast_jacobian
-        if self.chain is None or fj is None or fj.csr:
-            yield
+        if self.chain is None or fj is None or fj.csr or self.chain.matrix is not None:
+            yield   # (across ranks the operator assembles itself: _DistributedJacobian)
             return
         fj.csr = True
         try:
