@@ -72,20 +72,23 @@ def test_impact_momentum_and_ledger():
 
 @pytest.mark.slow
 def test_bundle_comes_to_rest_carried_by_the_obstacles():
-    """After 0.15 s the obstacles carry the weight: the mean obstacle force over the last
-    0.05 s is m g to (|p_0| + |p_1|)/tau with |p| <= sqrt(2 m T_max) (the kinetic energy
-    left); the bound is below 1 % of m g here."""
-    rods, tau = 8, 0.05
-    sim = bundle.simulate(rods, 0.15, settings=TIGHT, probes=[effort])
+    """After 0.3 s the obstacles carry the weight: over the last tau = 0.1 s the mean
+    obstacle force is m g to (|p_0| + |p_1|)/tau (momentum balance over the window), with
+    |p| <= sqrt(2 m T) (Cauchy-Schwarz) at the window's two ends, T the kinetic energy
+    there. The fibres creep on the sphere (T falls like 1/t), so the bound is 1-2 % of m g
+    here; the test requires it below 2 % so that it says something."""
+    rods, tau = 8, 0.1
+    sim = bundle.simulate(rods, 0.3, settings=TIGHT, probes=[effort])
     check_momentum_and_ledger(sim, rods)
     t = sim.column("t")
     window = t >= t[-1] - tau - 1e-12
     m = bundle.FIBRE.rhoA * bundle.LENGTH * rods
     W = m * bundle.G
-    p_bound = np.sqrt(2.0 * m * np.max(sim.column("kinetic")[window]))
+    kinetic = sim.column("kinetic")[window]
+    p_bound = np.sqrt(2.0 * m * kinetic[0]) + np.sqrt(2.0 * m * kinetic[-1])
     mean = np.mean(sim.column("obstacle_force_3")[window][1:])
-    tol = 2.0 * p_bound / tau + newton_bound(TIGHT, np.sqrt(rods * 9)) / H
-    assert tol < 1e-2 * W
+    tol = p_bound / tau + newton_bound(TIGHT, np.sqrt(rods * 9)) / H
+    assert tol < 2e-2 * W
     assert abs(mean - W) <= tol, (mean / W - 1.0, tol / W)
 
 

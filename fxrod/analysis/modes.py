@@ -143,6 +143,7 @@ def check_model(model, rayleigh: bool = False) -> None:
     through their inertia at their centre nodes (the mass form) and their massless rigid
     carriers (the joint reduction); their contact with obstacles is refused."""
     from fxrod.core.forms.bodycontact import BodyContact
+    from fxrod.core.forms.bodypairs import ShapeContact
 
     for ext in model.extensions:
         if rayleigh and isinstance(ext, RayleighDamping):
@@ -150,6 +151,10 @@ def check_model(model, rayleigh: bool = False) -> None:
         if isinstance(ext, BodyContact):
             raise ParameterError("extensions", ext.name, "no BodyContact for a linearised "
                                  "analysis (bodies in contact are verified in dynamics only)")
+        if isinstance(ext, ShapeContact):
+            raise ParameterError("extensions", ext.name, "no ShapeContact for a linearised "
+                                 "analysis (bodies touching rods and bodies are verified in "
+                                 "dynamics only)")
         if ext.fields():
             raise ParameterError("extensions", ext.name,
                                  "none with own fields (internal variables) for a "

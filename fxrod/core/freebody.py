@@ -54,10 +54,52 @@ CARRIER_SECTION = Section(rhoA=0.0, M11=0.0, M22=0.0, k_s1=1.0, k_s2=1.0, k_e=1.
                           k_b1=1.0, k_b2=1.0, k_t=1.0)
 
 
+def _where(cond, a, b):
+    """``np.where`` on the real part of ``cond`` (the shapes' distances take complex
+    arguments: their derivatives are taken by the complex step)."""
+    return np.where(np.real(cond), a, b)
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    """Euclidean norm along the last axis, analytic for the complex step."""
+    return np.sqrt(np.sum(v * v, axis=-1))
+
+
+def _unit(v: np.ndarray, fallback: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(|v|, v/|v|)`` along the last axis, ``fallback`` where ``v = 0``."""
+    n = _norm(v)
+    zero = np.real(n) == 0.0
+    safe = np.where(zero, 1.0, n)
+    return n, np.where(zero[..., None], fallback, v / safe[..., None])
+
+
+def _signed_abs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(|a|, sign a)`` (sign +1 at 0), analytic for the complex step."""
+    s = np.where(np.real(a) < 0.0, -1.0, 1.0)
+    return a * s, s
+
+
+def _box_distance(p: np.ndarray, core: np.ndarray, rounding: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Signed distance and gradient of the box ``|p_i| <= core_i`` swept by a sphere of
+    radius ``rounding`` at the points ``p`` (m, k), per axis (k = 2 or 3)."""
+    a, s = _signed_abs(p)
+    q = a - core
+    pos = _where(q > 0.0, q, 0.0)
+    out, unit = _unit(pos, np.zeros(p.shape[-1]))
+    i = np.argmax(np.real(q), axis=-1)
+    inside = np.take_along_axis(q, i[..., None], axis=-1)[..., 0]
+    e = np.eye(p.shape[-1])[i]
+    outside = np.real(out) > 0.0
+    dist = out + _where(outside, 0.0, inside) - rounding
+    return dist, s * np.where(outside[..., None], unit, e)
+
+
 @dataclass(frozen=True)
 class ContactSphere:
-    """A sphere of the body that touches obstacles (:class:`fxrod.core.forms.bodycontact.
-    BodyContact`).
+    """A sphere of the body that touches obstacles, rods and other bodies
+    (:class:`fxrod.core.forms.bodycontact.BodyContact`,
+    :class:`fxrod.core.forms.bodypairs.ShapeContact`).
 
     Parameters
     ----------
@@ -69,6 +111,8 @@ class ContactSphere:
 
     radius: float
     offset: tuple = (0.0, 0.0, 0.0)
+    #: obstacle contact through fixed spheres exact for every obstacle
+    plane_only = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "radius", check_positive("radius", self.radius))
@@ -78,13 +122,25 @@ class ContactSphere:
         """The contact spheres ``(offset [m] in the body's directors, radius [m])``."""
         return [(np.asarray(self.offset), self.radius)]
 
+    @property
+    def extent(self) -> float:
+        """Distance of the farthest surface point from the centre of mass [m]."""
+        return float(np.linalg.norm(self.offset)) + self.radius
+
+    def distance(self, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance [m] of the surface and its gradient at points ``xi`` (m, 3) in
+        the body's directors (real or complex: analytic for the complex step)."""
+        n, unit = _unit(xi - np.asarray(self.offset), np.array([0.0, 0.0, 1.0]))
+        return n - self.radius, unit
+
 
 @dataclass(frozen=True)
 class ContactCapsule:
     """A capsule of the body along its director d3 (a segment of length ``length`` about
-    the centre of mass swept by a sphere of radius ``radius``) that touches a plane
-    (:class:`fxrod.core.obstacles.HalfSpace`): the signed distance of a half-space is affine
-    along the segment, so the two end spheres are where the capsule touches it (exact).
+    the centre of mass swept by a sphere of radius ``radius``). On a plane
+    (:class:`fxrod.core.obstacles.HalfSpace`) the signed distance is affine along the
+    segment, so the two end spheres are where the capsule touches it (exact); rods and other
+    bodies touch its whole surface (:class:`fxrod.core.forms.bodypairs.ShapeContact`).
 
     Parameters
     ----------
@@ -96,6 +152,8 @@ class ContactCapsule:
 
     radius: float
     length: float
+    #: obstacle contact through its end spheres: exact on a plane only
+    plane_only = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "radius", check_positive("radius", self.radius))
@@ -105,9 +163,141 @@ class ContactCapsule:
         """The end spheres ``(offset [m] in the body's directors, radius [m])``."""
         return [(np.array([0.0, 0.0, s * 0.5 * self.length]), self.radius) for s in (-1, 1)]
 
+    @property
+    def extent(self) -> float:
+        """Distance of the farthest surface point from the centre of mass [m]."""
+        return 0.5 * self.length + self.radius
+
+    def distance(self, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance [m] and gradient at points ``xi`` (m, 3) in the body's
+        directors: from the segment ``|xi_3| <= length/2`` minus the radius."""
+        half = 0.5 * self.length
+        a = _where(xi[..., 2] > half, half, _where(xi[..., 2] < -half, -half, xi[..., 2]))
+        d = xi - a[..., None] * np.array([0.0, 0.0, 1.0])
+        n, unit = _unit(d, np.array([1.0, 0.0, 0.0]))
+        return n - self.radius, unit
+
+
+@dataclass(frozen=True)
+class ContactBox:
+    """A box of the body with rounded edges and corners: the core box
+    ``|xi_i - o_i| <= a_i - rounding`` (``a`` the half extents along the body's directors,
+    ``o`` the offset) swept by a sphere of radius ``rounding``, so its outer half extents
+    are ``a`` and its signed distance is continuously differentiable outside the core
+    (where Newton meets it while the penetration stays below ``rounding``). On a plane it
+    touches by the eight spheres at the core's corners (the plane's signed distance is
+    affine: its minimum over the core is at a corner; a box flat on a face rests on four
+    of them, each a contact point of stiffness k).
+
+    Parameters
+    ----------
+    half_extents : sequence of 3 floats
+        Half edge lengths ``a`` along the body's d1, d2, d3 [m], > 0.
+    rounding : float
+        Radius of the edges and corners [m], ``0 < rounding <= min(a)``.
+    offset : sequence of 3 floats
+        Centre of the box in the body's directors, from the centre of mass [m].
+    """
+
+    half_extents: tuple
+    rounding: float
+    offset: tuple = (0.0, 0.0, 0.0)
+    #: obstacle contact through its corner spheres: exact on a plane only
+    plane_only = True
+
+    def __post_init__(self) -> None:
+        a = check_vector("half_extents", self.half_extents, 3)
+        if not np.all(a > 0.0):
+            raise ParameterError("half_extents", tuple(a), "three lengths > 0 [m]")
+        r = check_positive("rounding", self.rounding)
+        if r > a.min():
+            raise ParameterError("rounding", r, f"<= the smallest half extent {a.min():.6g} m")
+        object.__setattr__(self, "half_extents", tuple(a))
+        object.__setattr__(self, "rounding", r)
+        object.__setattr__(self, "offset", tuple(check_vector("offset", self.offset, 3)))
+
+    @property
+    def core(self) -> np.ndarray:
+        """Half extents of the core box [m]."""
+        return np.asarray(self.half_extents) - self.rounding
+
+    def spheres(self) -> list[tuple[np.ndarray, float]]:
+        """The corner spheres ``(offset [m] in the body's directors, radius [m])``."""
+        o, c = np.asarray(self.offset), self.core
+        return [(o + c * np.array(s), self.rounding)
+                for s in np.array(np.meshgrid(*[(-1.0, 1.0)] * 3)).reshape(3, -1).T]
+
+    @property
+    def extent(self) -> float:
+        """Distance of the farthest surface point from the centre of mass [m]."""
+        return float(np.linalg.norm(self.offset) + np.linalg.norm(self.core)) + self.rounding
+
+    def distance(self, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance [m] and gradient at points ``xi`` (m, 3) in the body's
+        directors."""
+        return _box_distance(xi - np.asarray(self.offset), self.core, self.rounding)
+
+
+@dataclass(frozen=True)
+class ContactCylinder:
+    """A solid cylinder of the body along its director d3 with rounded rims: the core
+    cylinder of radius ``radius - rounding`` and half length ``half_length - rounding``
+    swept by a sphere of radius ``rounding`` (outer radius ``radius``, outer half length
+    ``half_length``; the signed distance is continuously differentiable outside the core).
+    It touches rods and other bodies (:class:`fxrod.core.forms.bodypairs.ShapeContact`)
+    and planes (:class:`fxrod.core.forms.bodycontact.BodyContact` with a
+    :class:`fxrod.core.obstacles.HalfSpace`): there by the lowest point of each rim
+    circle, which moves on the body as it turns.
+
+    Parameters
+    ----------
+    radius : float
+        Outer radius [m], > 0.
+    half_length : float
+        Outer half length along d3 [m], > 0.
+    rounding : float
+        Radius of the rims [m], ``0 < rounding <= min(radius, half_length)``.
+    offset : sequence of 3 floats
+        Centre of the cylinder in the body's directors, from the centre of mass [m].
+    """
+
+    radius: float
+    half_length: float
+    rounding: float
+    offset: tuple = (0.0, 0.0, 0.0)
+    #: obstacle contact by its rims: on a plane only
+    plane_only = True
+
+    def __post_init__(self) -> None:
+        R = check_positive("radius", self.radius)
+        H = check_positive("half_length", self.half_length)
+        r = check_positive("rounding", self.rounding)
+        if r > min(R, H):
+            raise ParameterError("rounding", r, f"<= min(radius, half_length) = "
+                                 f"{min(R, H):.6g} m")
+        for name, v in (("radius", R), ("half_length", H), ("rounding", r)):
+            object.__setattr__(self, name, v)
+        object.__setattr__(self, "offset", tuple(check_vector("offset", self.offset, 3)))
+
+    @property
+    def extent(self) -> float:
+        """Distance of the farthest surface point from the centre of mass [m]."""
+        core = np.hypot(self.radius - self.rounding, self.half_length - self.rounding)
+        return float(np.linalg.norm(self.offset) + core) + self.rounding
+
+    def distance(self, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance [m] and gradient at points ``xi`` (m, 3) in the body's
+        directors."""
+        p = xi - np.asarray(self.offset)
+        rho, radial = _unit(p[..., :2], np.array([1.0, 0.0]))
+        core = np.array([self.radius, self.half_length]) - self.rounding
+        dist, g = _box_distance(np.stack([rho, p[..., 2]], axis=-1), core, self.rounding)
+        grad = np.concatenate([g[..., :1] * radial, g[..., 1:]], axis=-1)
+        return dist, grad
+
 
 #: The contact shapes a free body may carry.
-SHAPES = (ContactSphere, ContactCapsule)
+SHAPES = (ContactSphere, ContactCapsule, ContactBox, ContactCylinder)
 
 
 def _frame(directors) -> np.ndarray:
@@ -150,9 +340,10 @@ class FreeBody:
         ``centre + r d3`` with ``r = sqrt(tr J / m)``.
     name : str, optional
         Name of the body's inertia in the model (default ``"free_body_<i>"``).
-    shapes : sequence of ContactSphere or ContactCapsule
-        Where the body touches obstacles (a model with such a body needs a
-        :class:`fxrod.core.forms.bodycontact.BodyContact`). Default none.
+    shapes : sequence of ContactSphere, ContactCapsule, ContactBox or ContactCylinder
+        Where the body touches obstacles, rods and other bodies (a model with such a body
+        needs a :class:`fxrod.core.forms.bodycontact.BodyContact` or a
+        :class:`fxrod.core.forms.bodypairs.ShapeContact`). Default none.
     """
 
     def __init__(self, mass: float, inertia, centre, directors=None, velocity=(0, 0, 0),
@@ -190,7 +381,8 @@ class FreeBody:
         self.shapes = tuple(shapes) if isinstance(shapes, list | tuple) else (shapes,)
         for sh in self.shapes:
             if not isinstance(sh, SHAPES):
-                raise ParameterError("shapes", sh, "ContactSphere or ContactCapsule objects")
+                raise ParameterError("shapes", sh, "ContactSphere, ContactCapsule, ContactBox "
+                                     "or ContactCylinder objects")
 
     # ------------------------------------------------------------ primitives
     @classmethod

@@ -98,10 +98,12 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
 def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
     """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics or load
     stepping, end loads and gravity, rigid bodies and elastic supports at nodes, the bodies'
-    contact with obstacles (in dynamics only); nothing distributed along the rods (it would
-    act on the bodies' carriers). Bodies with contact shapes need a
-    :class:`fxrod.core.forms.bodycontact.BodyContact`."""
+    contact with obstacles, rods and each other (in dynamics only); nothing distributed
+    along the rods (it would act on the bodies' carriers). Bodies with contact shapes need a
+    :class:`fxrod.core.forms.bodycontact.BodyContact` or a
+    :class:`fxrod.core.forms.bodypairs.ShapeContact`."""
     from fxrod.core.forms.bodycontact import BodyContact
+    from fxrod.core.forms.bodypairs import ShapeContact
     from fxrod.core.forms.springs import ElasticSupport
 
     for ld in loads:
@@ -109,18 +111,23 @@ def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
             raise ParameterError("loads", type(ld).__name__, "EndLoad or Gravity with free "
                                  "bodies (a distributed load would act on their carriers)")
     for ext in extensions:
-        if not isinstance(ext, RigidBody | ElasticSupport | BodyContact):
-            raise ParameterError("extensions", ext.name, "RigidBody, ElasticSupport or "
-                                 "BodyContact with free bodies (others would act on their "
-                                 "carriers)")
+        if not isinstance(ext, RigidBody | ElasticSupport | BodyContact | ShapeContact):
+            raise ParameterError("extensions", ext.name, "RigidBody, ElasticSupport, "
+                                 "BodyContact or ShapeContact with free bodies (others would "
+                                 "act on their carriers)")
     contact = [ext.name for ext in extensions if isinstance(ext, BodyContact)]
     if quasistatic and contact:
         raise ParameterError("extensions", contact, "no BodyContact in a quasi-static model "
                              "(bodies in contact are verified in dynamics only)")
+    pairs = [ext.name for ext in extensions if isinstance(ext, ShapeContact)]
+    if quasistatic and pairs:
+        raise ParameterError("extensions", pairs, "no ShapeContact in a quasi-static model "
+                             "(bodies touching rods and bodies are verified in dynamics only)")
     shaped = [i for i, b in enumerate(bodies) if b.shapes]
-    if shaped and not any(isinstance(ext, BodyContact) for ext in extensions):
-        raise ParameterError(f"shapes of the free bodies {shaped}", "no obstacle contact",
-                             "a model with a BodyContact (fxrod.core.forms.bodycontact)")
+    if shaped and not any(isinstance(ext, BodyContact | ShapeContact) for ext in extensions):
+        raise ParameterError(f"shapes of the free bodies {shaped}", "no contact",
+                             "a model with a BodyContact (fxrod.core.forms.bodycontact) or a "
+                             "ShapeContact (fxrod.core.forms.bodypairs)")
 
 
 def _build_helpers() -> None:

@@ -166,6 +166,7 @@ class ReducedNewtonSolver:
             tune_malloc()
         self.w, self.bcs, self.red = w, bcs, reduction
         self.terms = list(terms)    # rows and blocks outside UFL (rod-rod contact)
+        self._pattern: int | None = None   # the pattern of the last Jacobian with terms
         self._skip = np.empty(0, dtype=np.int64)  # the reduced Dirichlet rows handle bcs
         self.F, self.J = jit.forms([F, J if J is not None else ufl.derivative(F, w)])
         self.b = create_vector(w.function_space)
@@ -229,8 +230,15 @@ class ReducedNewtonSolver:
             for t in self.terms:
                 t.add_jacobian(self.A, self._skip)
             self.Jr.zeroEntries()
-            self.Jr.axpy(1.0, self.A.ptap(self.red.T),
+            product = self.A.ptap(self.red.T)
+            self.Jr.axpy(1.0, product,
                          structure=PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
+            product.destroy()
+            ia, ja, _ = self.Jr.getValuesCSR()      # this rank's rows
+            pattern = hash((ia.tobytes(), ja.tobytes()))
+            if self.Jr.getComm().tompi4py().allreduce(pattern != self._pattern, op=MPI.LOR):
+                self._pattern = pattern    # a new pattern: MUMPS analyses it anew (PETSc
+                snes.getKSP().getPC().reset()   # would factor it on the old analysis)
         else:
             self.A.ptap(self.red.T, result=self.Jr)
         self.Jr.zeroRows(self.bc_rows, diag=1.0)

@@ -2,7 +2,9 @@
 Coulomb friction of :mod:`fxrod.core.forms.contact`, at points instead of along the rod.
 
 A free body (:class:`fxrod.core.freebody.FreeBody`) touches obstacles through its shapes
-(:class:`fxrod.core.freebody.ContactSphere`, ``ContactCapsule``: spheres fixed in the body).
+(:class:`fxrod.core.freebody.ContactSphere`; ``ContactCapsule`` and ``ContactBox`` on a
+plane: their end and corner spheres, fixed in the body; ``ContactCylinder`` on a plane:
+its rims, below).
 A sphere of radius ``r`` centred at ``x = phi + c_j d_j`` (``phi, d_j`` the body's node, its
 centre of mass and directors; ``c`` the sphere's offset in them, fixed) has the gap
 ``g = sdf(x - u(t)) - r`` [m] and the stored energy ``V(g) = k/2 <-g>^2`` (``k`` [N/m], a
@@ -26,6 +28,17 @@ The midpoint directors are shorter than unit by ``cos(theta/2)`` (theta the rota
 of the step), so the lever of the friction is ``r cos^2(theta/2)``: a relative error
 ``(omega h)^2/4`` of the torque at the spin rate omega. Optional normal damping
 ``f_d = -c <g < 0> (v . n) n`` (``c`` [N s/m]) acts on the centre, as for the rod.
+
+A rounded cylinder (:class:`fxrod.core.freebody.ContactCylinder`, on a
+:class:`fxrod.core.obstacles.HalfSpace` of normal ``n``) touches by the lowest point of
+each rim circle (core radius ``Rc``, centre ``x_r = phi + c_j d_j``, axis ``A = a_j d_j``),
+a point that moves on the body as it turns: its gap ``g = n . (x_r - p) - Rc S(|A x n|) -
+rounding``, ``S(s) = (sqrt(s^2 + delta^2) - delta)/(sqrt(1 + delta^2) - delta)``
+(``delta`` = :data:`RIM_REG`; ``S(s) = s`` on its side, s = 1, and standing on a face,
+s = 0, within ``delta (1 - s)`` between, and smooth where ``|s|`` is not), is a function of
+the body's node, and the discrete gradient is taken in ``y = (phi - u, Rc d_1, Rc d_2, Rc d_3)``
+(Gonzalez): the balance stays exact. Friction and damping act at that point, with the
+levers of the midpoint directors.
 """
 
 from __future__ import annotations
@@ -36,10 +49,16 @@ from dolfinx import fem
 
 from fxrod.core.forms.base import Extension
 from fxrod.core.forms.contact import OVERLAP_TOL, penalty
-from fxrod.core.freebody import ContactCapsule
+from fxrod.core.freebody import ContactCylinder
 from fxrod.core.kinematics import split_q
 from fxrod.core.obstacles import HalfSpace, Obstacle, safe_norm
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
+
+#: Regularisation of a rim's lowest point on a plane: its depth below the rim's centre is
+#: ``Rc (sqrt(sin^2 theta + delta^2) - delta)/(sqrt(1 + delta^2) - delta)``, ``delta`` this
+#: (theta the angle between the axis and the normal): ``Rc sin theta`` on its side and on a
+#: face (exact), within ``Rc delta (1 - sin theta)`` between, smooth on a face.
+RIM_REG = 1e-3
 
 
 class BodyContact(Extension):
@@ -49,7 +68,7 @@ class BodyContact(Extension):
     Parameters
     ----------
     obstacle : fxrod.core.obstacles.Obstacle
-        The obstacle (fixed or moving); a capsule touches a half-space only.
+        The obstacle (fixed or moving); a capsule or a box touches a half-space only.
     stiffness : float
         Penalty stiffness ``k`` [N/m] (point force per metre of penetration), > 0.
     friction : float
@@ -78,6 +97,9 @@ class BodyContact(Extension):
         #: the contact spheres: (carrier rod index, offset in the node's directors [m],
         #: radius [m])
         self.spheres: list[tuple[int, np.ndarray, float]] = []
+        #: the cylinders' rims: (carrier rod index, rim centre and axis in the node's
+        #: directors, core radius [m], rounding [m])
+        self.rims: list[tuple[int, np.ndarray, np.ndarray, float, float]] = []
 
     def bind(self, rod) -> None:
         """The contact spheres of the structure's free bodies, their offsets in the
@@ -87,25 +109,50 @@ class BodyContact(Extension):
         if not any(b.shapes for b in bodies):
             raise ParameterError("BodyContact", "a model without body shapes",
                                  "free bodies with shapes (FreeBody(..., shapes=...))")
-        self.spheres = []
+        self.spheres, self.rims = [], []
         centres = []
         for i, b in enumerate(bodies):
             k = rod.body_rod(i)
             q = rod.initial_configuration([rod.coordinate(k, "0")])[0]
             to_node = q[3:].reshape(3, 3) @ b.R          # body directors -> node directors
             for sh in b.shapes:
-                if isinstance(sh, ContactCapsule) and not isinstance(self.obstacle, HalfSpace):
-                    raise ParameterError(f"capsule of body {i}", type(self.obstacle).__name__,
-                                         "a HalfSpace obstacle (capsules touch planes)")
+                if sh.plane_only and not isinstance(self.obstacle, HalfSpace):
+                    raise ParameterError(f"{type(sh).__name__} of body {i}",
+                                         type(self.obstacle).__name__, "a HalfSpace obstacle "
+                                         "(capsules, boxes and cylinders touch planes)")
+                if isinstance(sh, ContactCylinder):
+                    centres.extend(self._rims(k, sh, q, to_node))
+                    continue
                 for off, r in sh.spheres():
                     c = to_node @ off
                     self.spheres.append((k, c, r))
                     centres.append(q[:3] + q[3:].reshape(3, 3).T @ c)
-        gap = self.obstacle.distance_at(np.array(centres)) - [s[2] for s in self.spheres]
+        gap = np.concatenate([self.obstacle.distance_at(np.array(centres[:len(self.spheres)]))
+                              - [s[2] for s in self.spheres], centres[len(self.spheres):]]) \
+            if self.spheres else np.array(centres)
         i = int(np.argmin(gap))
         if not np.isfinite(gap[i]) or gap[i] < -OVERLAP_TOL * max(1.0, rod.length):
             raise ParameterError(f"gap of contact sphere {i} at t = 0", float(gap[i]),
                                  ">= 0 (the obstacle must not overlap a body at t = 0)")
+
+    def _rims(self, k: int, sh: ContactCylinder, q: np.ndarray, to_node: np.ndarray
+              ) -> list[float]:
+        """Keep the two rims of a cylinder on body node ``k`` (centre and axis in the node's
+        directors, core radius, rounding); return their gaps [m] in the reference ``q``."""
+        axis = to_node @ np.array([0.0, 0.0, 1.0])
+        n, p = self.obstacle.normal, self.obstacle.point
+        d = q[3:].reshape(3, 3)
+        gaps = []
+        for side in (-1.0, 1.0):
+            c = to_node @ (np.asarray(sh.offset)
+                           + side * (sh.half_length - sh.rounding) * np.array([0.0, 0.0, 1.0]))
+            self.rims.append((k, c, axis, sh.radius - sh.rounding, sh.rounding))
+            A = d.T @ axis
+            s = np.sqrt(np.dot(np.cross(A, n), np.cross(A, n)) + RIM_REG ** 2)
+            gaps.append(float(n @ (q[:3] + d.T @ c - p) - (sh.radius - sh.rounding)
+                              * (s - RIM_REG) / (np.sqrt(1.0 + RIM_REG ** 2) - RIM_REG)
+                              - sh.rounding))
+        return gaps
 
     def setup(self, ctx, fields) -> None:
         """Per sphere: the discrete normal force on its centre, the friction force where it
@@ -157,6 +204,65 @@ class BodyContact(Extension):
                 "virtual": virtual,
                 "force": f_c, "power": power,
                 "energy": 0.5 * k * ufl.min_value(gap, 0.0) ** 2})
+        for rod, c, axis, Rc, rho in self.rims:
+            self._terms.append(self._rim(ctx, k, endpoint, rod, c, axis, Rc, rho))
+
+    def _rim(self, ctx, k, endpoint: bool, rod: int, c: np.ndarray, axis: np.ndarray,
+             Rc: float, rho: float) -> dict:
+        """The terms of a cylinder's rim on the plane: its gap a function of the body's
+        node ``y = (phi - u, Rc d1, Rc d2, Rc d3)``, the discrete gradient in ``y``, the
+        friction at the rim's lowest point (see the module notes)."""
+        n = ufl.as_vector(self.obstacle.normal.tolist())
+        p = ufl.as_vector(self.obstacle.point.tolist())
+        phi0, d0 = split_q(ctx.q0)
+        phi1, d1 = split_q(ctx.q1)
+        dphi, dd = split_q(ctx.dq)
+
+        def lowest(d):
+            """The rim's centre offset and its direction to the lowest point (unnormalised)
+            and the length that normalises it (regularised)."""
+            A = sum(float(axis[j]) * d[j] for j in range(3))
+            across = ufl.cross(A, n)
+            return (sum(float(c[j]) * d[j] for j in range(3)), n - ufl.dot(n, A) * A,
+                    ufl.sqrt(ufl.dot(across, across) + RIM_REG ** 2))
+
+        scale = 1.0 / (np.sqrt(1.0 + RIM_REG ** 2) - RIM_REG)
+
+        def gap(y):
+            d = [ufl.as_vector([y[3 + 3 * j + i] for i in range(3)]) / Rc for j in range(3)]
+            x, _, length = lowest(d)
+            return ufl.dot(n, ufl.as_vector([y[i] for i in range(3)]) + x - p) \
+                - Rc * scale * (length - RIM_REG) - rho
+
+        def vec(phi, d, u):
+            return ufl.as_vector([*(phi - u)] + [Rc * d[j][i] for j in range(3)
+                                                 for i in range(3)])
+
+        y0, y1 = vec(phi0, d0, self._u0), vec(phi1, d1, self._u1)
+        g0, g1 = gap(y0), gap(y1)
+        pressure, grad = penalty(k, gap, y0, y1, g0, g1, endpoint, 1e-9 * Rc)
+        on_phi = ufl.as_vector([grad[i] for i in range(3)])
+        virtual = -pressure * (ufl.dot(on_phi, dphi) + Rc * sum(
+            ufl.dot(ufl.as_vector([grad[3 + 3 * j + i] for i in range(3)]), dd[j])
+            for j in range(3)))
+        f_c, power = pressure * on_phi, None
+        if self.mu > 0.0 or self.damping > 0.0:          # at the rim's lowest point
+            x, down, length = lowest(ctx.d_e)
+            b = [ufl.dot(x - Rc * down / length - rho * n, ctx.d_e[j]) for j in range(3)]
+            vc = (phi1 - phi0 + sum(b[j] * (d1[j] - d0[j]) for j in range(3))
+                  - (self._u1 - self._u0)) / ctx.h
+            vn = ufl.dot(vc, n)
+            vt = vc - vn * n
+            speed = ufl.sqrt(ufl.dot(vt, vt) + self.v_reg ** 2)
+            touching = ufl.conditional(ufl.lt(g0 + g1, 0.0), 1.0, 0.0)
+            f_x = -pressure * self.mu * vt / speed - self.damping * touching * vn * n
+            power = pressure * self.mu * ufl.dot(vt, vt) / speed \
+                + self.damping * touching * vn * vn
+            virtual = virtual - ufl.dot(f_x, dphi + sum(b[j] * dd[j] for j in range(3)))
+            f_c = f_c + f_x
+        state = gap(vec(phi0, d0, self._u1))             # the state at t_n
+        return {"ds": ctx.ds_end("0", rod), "virtual": virtual, "force": f_c,
+                "power": power, "energy": 0.5 * k * ufl.min_value(state, 0.0) ** 2}
 
     def _sum(self, key: str, scale=1.0):
         forms = [scale * t[key] * t["ds"] for t in self._terms if t[key] is not None]
