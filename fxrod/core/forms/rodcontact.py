@@ -28,7 +28,8 @@ force and no energy, so the set is exact. The extension is a term outside UFL
 (``outside_ufl``, the model's ``nonlocal_terms``): every solver of the model adds its
 residual rows and Jacobian blocks after the UFL assembly; the ledger books
 :meth:`RodContact.stored_energy_value`.
-In parallel every rank gathers all nodal positions and adds the rows it owns.
+In parallel the pairs are found by a collective search over a hashed grid of cells
+(:func:`spatial_pairs`) and the owner of each node adds its rows.
 
 Coulomb friction (``friction`` ``mu`` > 0): the regularised law of the obstacle contact
 (:mod:`fxrod.core.forms.contact`) on the relative sliding velocity of the pair. With the normal
@@ -468,15 +469,17 @@ class RodContact(Extension):
 
         Every pair gives one 6 x 6 block ``h [[K, -K], [-K, K]]`` on the dofs of ``(x_a,
         x_b)``, rows of other ranks and rows/columns in ``skip`` as index -1 (ignored by
-        PETSc). The blocks go into room preallocated for them, never by insertion (which
-        makes PETSc reallocate the matrix once per overflowing row): when a pair appears
-        that the pattern of ``A`` does not hold, every rank preallocates ``A`` anew (its rows)
+        PETSc). In a serial run the blocks go into room preallocated for them, never by
+        insertion (which makes PETSc reallocate the matrix once per overflowing row): when a
+        pair appears that the pattern of ``A`` does not hold, ``A`` is preallocated anew
         with the pattern it had before any contact block and the whole blocks of the pairs
         closer than ``2 r + MARGIN r`` (:data:`MARGIN`), and puts its values back. Later
         iterates and steps then fit until a pair closes by more than ``MARGIN r``; pairs
         that have moved apart leave the pattern at the next rebuild. A new pattern means a
         new MUMPS analysis (its ICNTL values are kept:
-        :func:`fxrod.solvers.newton.set_mumps_icntl`)."""
+        :func:`fxrod.solvers.newton.set_mumps_icntl`). Under MPI new entries are inserted:
+        an MPIAIJ matrix preallocated anew restarts the nonzero states PETSc uses to tell a
+        new pattern, and a factorisation on the old analysis corrupts memory."""
         p, _, K = self._forces(jacobian=True)
         self._fit_pattern(A, p)
         h = float(self._ctx.h.value)
@@ -491,18 +494,23 @@ class RodContact(Extension):
         A.assemble()
 
     def _fit_pattern(self, A: PETSc.Mat, p: Pairs) -> None:
-        """Preallocate ``A`` anew (collective) unless its pattern holds the blocks of the
-        pairs ``p``; ``A``'s pattern before the first contact block is kept as its base."""
+        """Preallocate the serial ``A`` anew unless its pattern holds the blocks of the
+        pairs ``p``; ``A``'s pattern before the first contact block is kept as its base.
+        Under MPI new entries are inserted (see the comment below)."""
+        if self.comm.size > 1:
+            # an MPIAIJ matrix preallocated anew gets new diagonal and off-diagonal blocks
+            # whose nonzero states restart, so PETSc may take the new pattern for the old
+            # one and refactor on the old MUMPS analysis (memory corruption, seen in
+            # continuation): under MPI the pattern grows by insertion
+            A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
+            return
         allocated = A.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_allocated"]
         base, known, size = self._patterns.get(A.handle, (None, None, None))
         if size != allocated:          # a matrix not seen yet (or since re-made elsewhere)
             ai, aj, _ = A.getValuesCSR()
             base, known = (ai.copy(), aj.copy()), np.empty(0, dtype=np.int64)
             self._patterns[A.handle] = (base, known, allocated)
-        missing = np.isin(p.keys(self._n_global), known, invert=True).any()
-        if self.comm.size > 1:
-            missing = self.comm.allreduce(bool(missing), op=MPI.LOR)
-        if not missing:
+        if not np.isin(p.keys(self._n_global), known, invert=True).any():
             return
         wide = self._table(self._positions(self.w0), self._positions(self.w),
                            (2.0 + MARGIN) * self.r)
