@@ -5,9 +5,8 @@
 # layers above a sphere (radius 3 cm) resting on the ground. They fall under gravity, land
 # on the sphere, the ground and each other and come to rest: penalty contact with
 # regularised Coulomb friction on the sphere and the ground (``Contact``, with normal
-# damping) and between the fibres (``RodContact``, node pairs). All
-# fibres are one ``Structure`` without joints; under MPI the ranks share the fibres and the
-# contact pairs are found by a collective search (``fxrod.core.forms.rodcontact``).
+# damping) and between the fibres (``RodContact``, node pairs). All fibres are one
+# ``Structure``; under MPI the ranks share them and find the pairs by a collective search.
 #
 # At rest the obstacles carry the bundle's weight: the force of the sphere and the ground on
 # the fibres (normal and friction), averaged over the last steps, is ``m g`` to the momentum
@@ -51,9 +50,7 @@ FIBRE = Section.circular(radius=R, E=1e7, rho=1000.0, nu=0.4)
 SPHERE, G = 0.03, 9.81                                # sphere radius [m], gravity [m/s^2]
 K_OBSTACLE, K_PAIR, MU = 1e4, 100.0, 0.3              # N/m^2, N/m per node pair, Coulomb
 DAMPING = 2.0 * math.sqrt(K_OBSTACLE * FIBRE.rhoA)   # critical normal damping [N s/m^2]
-# Newton with a backtracking line search from the first attempt: the regularised friction
-# (v_reg 1e-4 m/s, 1e-7 m of slip per step) makes plain Newton cycle at a residual ~3e-7 N s
-# on a sliding fibre; bt converges where plain Newton then fails twice (bench/bundle.py)
+# a backtracking line search: plain Newton cycles on the regularised friction of a sliding fibre
 SETTINGS = SolverSettings(atol=1e-12, rtol=1e-10, linesearch="bt")
 
 
@@ -113,8 +110,7 @@ def simulate(rods: int, t_end: float, h: float = 1e-3, out: Path | None = None,
               obstacle_force(model, [sphere, ground]),
               ColumnProbe({"weight": "N"}, lambda sim, res: {"weight": weight}),
               *(p(model) for p in probes)]
-    settings = settings or SETTINGS
-    sim = Simulation(Integrator(model, h, settings), out, "bundle", probes=probes,
+    sim = Simulation(Integrator(model, h, settings or SETTINGS), out, "bundle", probes=probes,
                      paraview_every=10 if out is not None else 0)
     sim.run(t_end)
     return sim
