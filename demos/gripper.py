@@ -120,7 +120,6 @@ def write_outputs(run: dict, out: Path) -> None:
     write_columns_json(out / "gripper.csv", cols, meanings={"t": "time", **{
         f"{q}_{k}": f"{w}, component {k}" for q, w in what.items() for k in (1, 2, 3)}})
     import matplotlib.pyplot as plt
-
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(6, 5))
     ax1.plot(run["t"], run["x"][:, 2] * 1e3)
     ax1.set_ylabel("ball height [mm]")
@@ -131,6 +130,7 @@ def write_outputs(run: dict, out: Path) -> None:
     ax2.set(xlabel="t [s]", ylabel="force [N]")
     ax2.legend()
     fig.savefig(out / "gripper.png", dpi=120)
+    plt.close(fig)
 
 
 # %%
