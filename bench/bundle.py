@@ -11,8 +11,7 @@ Each measurement runs in a fresh interpreter (``mpirun -n p`` for p > 1): the de
 (``demos/bundle.py``'s ``SETTINGS``: MUMPS, the chain solver takes no contact, and a
 backtracking line search against the friction's Newton cycles). A row reports the
 milliseconds per step and per Newton iteration, the Newton iterations and fibre pairs in
-contact per step, the Jacobian's pattern rebuilds (``repatterns``: new pairs beyond the
-pattern's margin, :meth:`fxrod.core.forms.rodcontact.RodContact.add_jacobian`), the set-up
+contact per step, the set-up
 time (forms compiled, contact checked) and the peak resident memory of every rank.
 
 The growth exponent ``a`` of ``ms_per_step ~ rods^a`` is fitted over the 1-rank rows
@@ -72,7 +71,6 @@ def child(rods: int, steps: int) -> dict | None:
            "linear_solver": integ.settings.linear_solver, "setup_s": setup,
            "ms_per_step": 1e3 * wall / steps, "newton_its_per_step": its / steps,
            "ms_per_newton_it": 1e3 * wall / max(its, 1), "pairs_per_step": touching / steps,
-           "repatterns": comm.allreduce(pairs.repatterns, op=MPI.MAX),
            "peak_mb_per_rank": peaks}
     return row if comm.rank == 0 else None
 
@@ -110,14 +108,14 @@ def main(argv=None) -> dict:
     plan = [(n, p) for p in (int(r) for r in a.ranks.split(","))
             for n in (int(r) for r in a.rods.split(","))]
     print(f"{'rods':>5} {'ranks':>5} {'unknowns':>9} {'ms/step':>9} {'its':>5} {'ms/it':>8} "
-          f"{'pairs':>7} {'repat':>5} {'setup s':>8} {'MiB/rank':>9}")
+          f"{'pairs':>7} {'setup s':>8} {'MiB/rank':>9}")
     rows = []
     for n, p in plan:
         r = run(command(n, p, a.steps))
         rows.append(r)
         print(f"{r['rods']:>5} {r['ranks']:>5} {r['unknowns']:>9} {r['ms_per_step']:>9.1f} "
               f"{r['newton_its_per_step']:>5.1f} {r['ms_per_newton_it']:>8.1f} "
-              f"{r['pairs_per_step']:>7.0f} {r['repatterns']:>5} {r['setup_s']:>8.1f} "
+              f"{r['pairs_per_step']:>7.0f} {r['setup_s']:>8.1f} "
               f"{max(r['peak_mb_per_rank']):>9.0f}", flush=True)
     out = {"rows": rows, "growth_exponent": growth(rows)}
     if out["growth_exponent"] is not None:

@@ -71,10 +71,6 @@ OVERLAP_TOL = 1e-10
 #: Cells of the search grid per rank (:func:`spatial_pairs`): enough for the hash of the
 #: cells to share the nodes evenly among the ranks.
 CELLS_PER_RANK = 64
-#: The Jacobian's pattern holds the blocks of the pairs closer than ``2 r + MARGIN r``
-#: (:meth:`RodContact.add_jacobian`): it is rebuilt only when a pair closes by more than
-#: ``MARGIN r`` within the steps since the last rebuild.
-MARGIN = 1.0
 #: Columns of a node's record: its id (the global dof of x_1), owner rank, rod, arc length
 #: s [m], the global dofs of x (3), its positions at t_n and at the iterate [m] (3 + 3).
 ID, OWNER, ROD, S, DOFS, X0, X1, WIDTH = 0, 1, 2, 3, slice(4, 7), slice(7, 10), \
@@ -257,11 +253,8 @@ class RodContact(Extension):
         self._reference = rod.initial_configuration
         self._junctions = self._junctions_of(rods, getattr(rod, "joints", ()))
         self._cache: list[tuple[tuple, Pairs]] = []
-        #: per matrix (its handle): its pattern before any contact block, the pairs whose
-        #: blocks it holds and its allocated entries (:meth:`_fit_pattern`)
-        self._patterns: dict[int, tuple] = {}
-        #: how many times a Jacobian was preallocated anew (:meth:`add_jacobian`)
-        self.repatterns = 0
+        #: per matrix (its handle): the keys of the pairs whose blocks its pattern holds
+        self._known: dict[int, np.ndarray] = {}
 
     @staticmethod
     def _junctions_of(rods, joints) -> list[dict[int, float]]:
@@ -469,19 +462,16 @@ class RodContact(Extension):
 
         Every pair gives one 6 x 6 block ``h [[K, -K], [-K, K]]`` on the dofs of ``(x_a,
         x_b)``, rows of other ranks and rows/columns in ``skip`` as index -1 (ignored by
-        PETSc). In a serial run the blocks go into room preallocated for them, never by
-        insertion (which makes PETSc reallocate the matrix once per overflowing row): when a
-        pair appears that the pattern of ``A`` does not hold, ``A`` is preallocated anew
-        with the pattern it had before any contact block and the whole blocks of the pairs
-        closer than ``2 r + MARGIN r`` (:data:`MARGIN`), and puts its values back. Later
-        iterates and steps then fit until a pair closes by more than ``MARGIN r``; pairs
-        that have moved apart leave the pattern at the next rebuild. A new pattern means a
-        new MUMPS analysis (its ICNTL values are kept:
-        :func:`fxrod.solvers.newton.set_mumps_icntl`). Under MPI new entries are inserted:
-        an MPIAIJ matrix preallocated anew restarts the nonzero states PETSc uses to tell a
-        new pattern, and a factorisation on the old analysis corrupts memory."""
+        PETSc). When, in a serial run, pairs appear that are not yet in the sparsity
+        pattern of ``A``, the matrix is preallocated once more with the union of its
+        pattern and the new pairs' whole blocks (explicit zeros kept, so the pattern does
+        not grow entry by entry in later steps) and its values are put back; inserting
+        into a matrix without room makes PETSc reallocate it once per overflowing row
+        (quadratic in the pairs). A grown pattern means a new MUMPS analysis. Under MPI
+        new entries are inserted: an MPIAIJ matrix preallocated anew restarts the nonzero
+        states PETSc uses to tell a new pattern, and a factorisation on the old analysis
+        corrupts memory."""
         p, _, K = self._forces(jacobian=True)
-        self._fit_pattern(A, p)
         h = float(self._ctx.h.value)
         dofs = np.hstack([p.a[:, DOFS], p.b[:, DOFS]]).astype(PETSc.IntType)
         out = np.isin(dofs, skip)
@@ -489,66 +479,44 @@ class RodContact(Extension):
         mine = np.repeat(np.column_stack([self._mine(p.a), self._mine(p.b)]), 3, axis=1)
         rows = np.where(out | ~mine, -1, dofs).astype(PETSc.IntType)
         hK = h * K
-        A.setValuesRCV(rows, cols, np.block([[hK, -hK], [-hK, hK]]),
-                       addv=PETSc.InsertMode.ADD_VALUES)
+        blocks = np.block([[hK, -hK], [-hK, hK]])
+        key = p.keys(self._n_global)
+        known = self._known.get(A.handle, np.empty(0, dtype=np.int64))
+        if self.comm.size == 1 and np.isin(key, known, invert=True).any():
+            self._repattern(A, rows, cols, blocks)
+            self._known = {A.handle: np.union1d(known, key)}
+            return
+        A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
+        A.setValuesRCV(rows, cols, blocks, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
 
-    def _fit_pattern(self, A: PETSc.Mat, p: Pairs) -> None:
-        """Preallocate the serial ``A`` anew unless its pattern holds the blocks of the
-        pairs ``p``; ``A``'s pattern before the first contact block is kept as its base.
-        Under MPI new entries are inserted (see the comment below)."""
-        if self.comm.size > 1:
-            # an MPIAIJ matrix preallocated anew gets new diagonal and off-diagonal blocks
-            # whose nonzero states restart, so PETSc may take the new pattern for the old
-            # one and refactor on the old MUMPS analysis (memory corruption, seen in
-            # continuation): under MPI the pattern grows by insertion
-            A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
-            return
-        allocated = A.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_allocated"]
-        base, known, size = self._patterns.get(A.handle, (None, None, None))
-        if size != allocated:          # a matrix not seen yet (or since re-made elsewhere)
-            ai, aj, _ = A.getValuesCSR()
-            base, known = (ai.copy(), aj.copy()), np.empty(0, dtype=np.int64)
-            self._patterns[A.handle] = (base, known, allocated)
-        if not np.isin(p.keys(self._n_global), known, invert=True).any():
-            return
-        wide = self._table(self._positions(self.w0), self._positions(self.w),
-                           (2.0 + MARGIN) * self.r)
-        dofs = np.hstack([wide.a[:, DOFS], wide.b[:, DOFS]]).astype(np.int64)
-        mine = np.repeat(np.column_stack([self._mine(wide.a), self._mine(wide.b)]), 3,
-                         axis=1)
-        self._repattern(A, base, dofs, mine)
-        known = np.union1d(wide.keys(self._n_global), p.keys(self._n_global))
-        self._patterns[A.handle] = (base, known,
-                                    A.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_allocated"])
-        self.repatterns += 1
-
     @staticmethod
-    def _repattern(A: PETSc.Mat, base: tuple[np.ndarray, np.ndarray], dofs: np.ndarray,
-                   mine: np.ndarray) -> None:
-        """Preallocate ``A`` for the union of the CSR pattern ``base`` (its rows) and the
-        6 x 6 blocks on ``dofs`` (m, 6) of the pairs (rows where ``mine``), explicit zeros
-        kept, and put its values back."""
+    def _repattern(A: PETSc.Mat, rows: np.ndarray, cols: np.ndarray,
+                   blocks: np.ndarray) -> None:
+        """``A += blocks`` (at ``rows x cols``, -1 skipped) with ``A`` preallocated anew for
+        the union of its pattern and the blocks' entries (zeros included)."""
         r0, r1 = A.getOwnershipRange()
         shape = (r1 - r0, A.getSize()[1])
-        rr = np.broadcast_to(dofs[:, :, None], (dofs.shape[0], 6, 6))
-        cc = np.broadcast_to(dofs[:, None, :], rr.shape)
-        on = np.broadcast_to(mine[:, :, None], rr.shape)
-        blocks = sp.csr_matrix((np.ones(int(on.sum())), (rr[on] - r0, cc[on])), shape=shape)
-        bi, bj = base
-        pattern = (sp.csr_matrix((np.ones(bj.size), bj, bi), shape=shape) + blocks).tocsr()
-        pattern.sort_indices()
+        rr = np.broadcast_to(rows[:, :, None], blocks.shape)
+        cc = np.broadcast_to(cols[:, None, :], blocks.shape)
+        ok = (rr >= 0) & (cc >= 0)
+        C = sp.csr_matrix((blocks[ok], (rr[ok] - r0, cc[ok])), shape=shape)
+        C.sum_duplicates()
         ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
+        pattern = (sp.csr_matrix((np.ones(aj.size), aj, ai), shape=shape)
+                   + sp.csr_matrix((np.ones(C.indices.size), C.indices, C.indptr),
+                                   shape=shape)).tocsr()
+        pattern.sort_indices()
         A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, False)   # keep the zeros
         A.setPreallocationCSR((pattern.indptr.astype(PETSc.IntType),
                                pattern.indices.astype(PETSc.IntType), np.zeros(pattern.nnz)))
-        # fxrod zeroes its matrices before each assembly: the zeros of A (among them the
-        # blocks of pairs that left the pattern) are skipped, its other entries are in base
-        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
         A.setValuesCSR(ai.astype(PETSc.IntType), aj.astype(PETSc.IntType), av,
                        addv=PETSc.InsertMode.ADD_VALUES)
+        A.setValuesCSR(C.indptr.astype(PETSc.IntType), C.indices.astype(PETSc.IntType),
+                       C.data, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
-        A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, True)
+        # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
+        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
     def dissipation_value(self) -> float:
         """Friction dissipation of the step ``D`` [J]: the pairs' sum at the last iterate
