@@ -62,11 +62,11 @@ MUMPS analyses the new pattern (:class:`fxrod.solvers.reduction.ReducedNewtonSol
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 import ufl
 from petsc4py import PETSc
 
 from fxrod.core.forms.base import Extension
+from fxrod.core.forms.rodcontact import RodContact
 from fxrod.core.freebody import ContactSphere
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
 
@@ -74,34 +74,6 @@ from fxrod.errors import ParameterError, check_nonnegative, check_positive
 OVERLAP_TOL = 1e-10
 #: Step of the complex-step derivatives (relative to the unknowns' magnitudes ~ 1).
 CSTEP = 1e-30
-
-
-def grow_pattern(A: PETSc.Mat, rows: np.ndarray, cols: np.ndarray,
-                 blocks: np.ndarray) -> None:
-    """``A += blocks`` (at ``rows x cols``, -1 skipped) with the serial ``A`` preallocated
-    anew for the union of its pattern and the blocks' entries (zeros included): inserting
-    into a matrix without room makes PETSc reallocate it once per overflowing row."""
-    shape = A.getSize()
-    rr = np.broadcast_to(rows[:, :, None], blocks.shape)
-    cc = np.broadcast_to(cols[:, None, :], blocks.shape)
-    ok = (rr >= 0) & (cc >= 0)
-    C = sp.csr_matrix((blocks[ok], (rr[ok], cc[ok])), shape=shape)
-    C.sum_duplicates()
-    ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
-    pattern = (sp.csr_matrix((np.ones(aj.size), aj, ai), shape=shape)
-               + sp.csr_matrix((np.ones(C.indices.size), C.indices, C.indptr),
-                               shape=shape)).tocsr()
-    pattern.sort_indices()
-    A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, False)   # keep the zeros
-    A.setPreallocationCSR((pattern.indptr.astype(PETSc.IntType),
-                           pattern.indices.astype(PETSc.IntType), np.zeros(pattern.nnz)))
-    A.setValuesCSR(ai.astype(PETSc.IntType), aj.astype(PETSc.IntType), av,
-                   addv=PETSc.InsertMode.ADD_VALUES)
-    A.setValuesCSR(C.indptr.astype(PETSc.IntType), C.indices.astype(PETSc.IntType),
-                   C.data, addv=PETSc.InsertMode.ADD_VALUES)
-    A.assemble()
-    # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
-    A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -449,7 +421,7 @@ class ShapeContact(Extension):
             pattern = self._known.get(A.handle, set())
             new = {(int(a), int(b)) for a, b in zip(dofs[:, 0], dofs[:, 12], strict=True)}
             if not new <= pattern:
-                grow_pattern(A, rows, cols, blocks)
+                RodContact._repattern(A, rows, cols, blocks)
                 self._known = {A.handle: pattern | new}
                 return
         A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
