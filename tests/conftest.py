@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,16 @@ import fxrod  # noqa: F401
 from fxrod.data import reference_path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# PETSc's initialisation installs its own handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGPIPE,
+# SIGTERM and others, which prints to the captured stderr and leaves with _Exit(15)
+# (MPI_ERR_OTHER): a crash in the session then ends it without a word. Initialise PETSc here,
+# before pytest's faulthandler is enabled, and take its handler off, so that a fatal signal
+# gives faulthandler's traceback and a broken pipe Python's BrokenPipeError.
+from petsc4py import PETSc  # noqa: E402
+
+PETSc.Sys.popSignalHandler()
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 
 
 def pytest_configure(config: pytest.Config) -> None:
