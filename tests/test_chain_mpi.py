@@ -3,8 +3,8 @@ its interfaces is the Schur complement of the piece's vertex system, for A and f
 (serial, against a dense solve), and under ``mpirun -n 2`` (and 3: a middle piece with its
 spike) the runs give the serial chain solver's iterates within the round-off model
 (tests/roundoff.py): the flying spaghetti's tip trajectory, a quasi-static cantilever's tip
-path and an adjoint gradient (its forward runs on the chain solver; the adjoint's transposed
-solves are MUMPS's, as in serial); a solve and a transposed solve across ranks have the
+path and an adjoint gradient (its forward runs and the adjoint's transposed solves on the
+chain solver, as in serial); a solve and a transposed solve across ranks have the
 backward error of round-off against DOLFINx's assembled Jacobian.
 
 The two runs solve the same Newton systems in another order of elimination (towards the

@@ -16,7 +16,9 @@ Every partial derivative is a ``ufl.derivative`` of the model's own residual: wi
 ``w0``, ``v0``, and to the model's ``fem.Constant`` parameters, each replaced by a DG0
 function of the same shape (UFL differentiates only with respect to functions) whose cell
 sensitivities are summed. Memory: the states of every ``checkpoint_every``-th step are kept,
-the others recomputed segment by segment in the backward sweep.
+the others recomputed segment by segment in the backward sweep. The transposed solves run on
+the forward run's linear backend (:attr:`Adjoint.backend`): the chain solver's
+``solve_transpose`` when the forward run's Newton solver is on the chain solver, else MUMPS.
 
 A rod with a natural curvature starts stressed, ``sigma_0 = Pi_DG1(K e_0)`` with ``K = 1/C``
 on the free strains: when the compliance C is a parameter, J depends on it through the
@@ -43,6 +45,7 @@ Units: J in the objective's units, gradients in J per parameter unit.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -718,12 +721,16 @@ class Adjoint:
             cf = fem.Function(V)
             form = ufl.derivative(ufl.replace(Phi, {c: cf}), cf, ufl.TestFunction(V))
             self._dc[c] = (cf, fem.form(form), shape)
-        self.A = assemble_matrix(self._a, bcs=m.bcs)
-        self.A.assemble()
         self.terms = list(m.nonlocal_terms)
         self._skip = global_bc_dofs(m.w, m.bcs)
+        #: the MUMPS solver of the transposed solves on the "mumps" backend
         self.direct = mumps.DirectSolver(m.comm, self.integrator.settings.icntl())
-        self._b, self._x = self.A.createVecRight(), self.A.createVecRight()
+        #: the step Jacobian assembled for MUMPS (made at its first solve) and its vectors
+        self.A = self._b = self._x = None
+        #: the chain solver's solution of the last transposed solve (owned dofs)
+        self._lam_owned = np.zeros(self.n_owned_w)
+        #: why the transposed solves left the chain solver (a factorisation it rejected)
+        self._chain_reason: str | None = None
 
     def _initial_stress_forms(self) -> None:
         """For a rod with a natural curvature, which starts stressed: the forms of the
@@ -941,12 +948,64 @@ class Adjoint:
         m.w.x.array[:] = w_end
         return np.concatenate([p.gradient(sens) for p in self.parameters])
 
+    @property
+    def backend(self) -> str:
+        """The linear backend of the transposed solves: ``"chain"`` while the forward run's
+        Newton solver solves on the chain solver (:class:`fxrod.solvers.chain.ChainSolver`,
+        one open rod across ranks :class:`fxrod.solvers.chain_mpi.ChainPieces`; its
+        :class:`fxrod.solvers.chain.ChainPC` has not fallen back to MUMPS) and the model has
+        no terms outside UFL, else ``"mumps"`` (the forward run's backend too, or a
+        factorisation the chain solver rejected in the backward sweep: MUMPS from then on,
+        with a warning)."""
+        newton = self.integrator.newton
+        pc = getattr(newton, "chain", None)
+        on_chain = (pc is not None and pc.reason is None and newton.fast_jacobian is not None
+                    and not self.terms and self._chain_reason is None)
+        return "chain" if on_chain else "mumps"
+
     def _solve_transpose(self, rhs: np.ndarray) -> None:
         """lambda = A^-T rhs with A the step Jacobian at the model's state (Dirichlet rows
-        and columns replaced by the identity: lambda = 0 there)."""
+        and columns replaced by the identity: lambda = rhs = 0 there), on :attr:`backend`."""
+        if self.backend == "chain":
+            try:
+                self._chain_transpose(rhs)
+                return
+            except RuntimeError as err:
+                self._chain_reason = str(err)
+                warnings.warn(f"fxrod: adjoint: {err}; using MUMPS", RuntimeWarning,
+                              stacklevel=3)
+        self._mumps_transpose(rhs)
+
+    def _chain_transpose(self, rhs: np.ndarray) -> None:
+        """The transposed solve on the forward run's chain solver: the element matrices of
+        the step Jacobian computed and factored by its fast Jacobian's assembly (the
+        constants packed first: h changes between steps), then
+        :meth:`fxrod.solvers.chain.ChainSolver.solve_transpose` (owned dofs; collective
+        across ranks). Its element matrices have zero Dirichlet rows and columns and the
+        condensed system a unit diagonal there, the matrix of :meth:`_mumps_transpose`.
+        The forward run's factors are replaced: they are marked stale, so its next Newton
+        solve factors anew. Raises RuntimeError when the chain solver rejects the
+        factorisation."""
+        newton = self.integrator.newton
+        chain, fj = newton.chain.chain, newton.fast_jacobian
+        fj.assemble(constants=True)
+        chain.factor(fj.elem)
+        chain.solve_transpose(np.ascontiguousarray(rhs, dtype=np.float64), self._lam_owned)
+        chain.factored = False     # not the forward run's factors
+        self.lam.x.array[: self.n_owned_w] = self._lam_owned
+        self.lam.x.scatter_forward()
+
+    def _mumps_transpose(self, rhs: np.ndarray) -> None:
+        """The transposed solve by MUMPS on the step Jacobian assembled by DOLFINx, with the
+        Jacobian blocks of the terms outside UFL."""
+        m = self.model
+        if self.A is None:
+            self.A = assemble_matrix(self._a, bcs=m.bcs)
+            self._b, self._x = self.A.createVecRight(), self.A.createVecRight()
+        else:
+            self.A.zeroEntries()
+            assemble_matrix(self.A, self._a, bcs=m.bcs)
         A = self.A
-        A.zeroEntries()
-        assemble_matrix(A, self._a, bcs=self.model.bcs)
         A.assemble()
         for term in self.terms:
             term.add_jacobian(A, self._skip)
