@@ -456,6 +456,15 @@ class ShapeContact(Extension):
         q = self._gather(self.w0)[self._centres[i]]
         return q[:3].copy(), q[3:].reshape(3, 3).copy()
 
+    def pair_forces(self) -> tuple[np.ndarray, np.ndarray]:
+        """Normal (with the damping) and friction force [N] of every candidate pair at the
+        last iterate (the step's average in dynamics), each (m, 3), as
+        :meth:`force_on_body` sums them; a candidate pair apart has zero forces."""
+        if not self._last:
+            return np.zeros((0, 3)), np.zeros((0, 3))
+        return (np.concatenate([np.real(fn) for _, fn, _ in self._last]),
+                np.concatenate([np.real(ft) for _, _, ft in self._last]))
+
     def force_on_body(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Resultant contact forces [N] on body ``i`` at the last iterate (the step's
         average in dynamics): ``(normal, friction)``, the normal one with the damping,
