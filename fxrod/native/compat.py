@@ -10,6 +10,8 @@ the next release breaks one module, and ``tests/test_architecture.py`` keeps it 
 
 from __future__ import annotations
 
+import functools
+import sys
 from pathlib import Path
 
 from dolfinx.fem.forms import _ufl_to_dolfinx_domain
@@ -109,3 +111,34 @@ def replace_matrix(problem, A) -> None:
     """Let a ``NonlinearProblem`` own the matrix ``A`` in use (DOLFINx 0.11 has no setter;
     the problem destroys its matrix with itself)."""
     problem._A = A
+
+
+def release_dispatch_caches() -> int:
+    """Turn off the per-instance cache of ``functools.singledispatchmethod`` in UFL's and
+    FFCx's expression traversers (``_method_cache``, a CPython attribute); return how many.
+
+    In CPython 3.12.7 to 3.13.1 that cache keeps each cached method, and the method holds its
+    instance, so the weak key never dies (CPython gh-127750; later releases have no cache).
+    UFL makes a derivative rule set per ``ufl.derivative`` it applies. Each would then stay
+    alive for the rest of the process with the forms it saw, their function spaces and meshes,
+    and the MPI communicators of those meshes (MPICH has 2048 per process: a few hundred
+    models made in one process ran out of them and aborted with exit code 15). Without the
+    cache, a method is bound at each access, as in the later CPython releases."""
+    import ffcx.codegeneration.C.formatter  # noqa: F401  (the traversers' modules)
+    import ufl.algorithms.apply_coefficient_split  # noqa: F401
+    import ufl.algorithms.apply_derivatives  # noqa: F401
+    import ufl.corealg.dag_traverser  # noqa: F401
+
+    n = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("ufl.", "ffcx.")):
+            continue
+        for cls in vars(module).values():
+            if not isinstance(cls, type):
+                continue
+            for attr in vars(cls).values():
+                if (isinstance(attr, functools.singledispatchmethod)
+                        and getattr(attr, "_method_cache", None) is not None):
+                    attr._method_cache = None
+                    n += 1
+    return n

@@ -46,6 +46,10 @@ from ffcx.codegeneration.C.file_template import libraries as _libraries
 
 from fxrod.native import compat
 
+# UFL's derivative rule sets must not outlive the forms they differentiate (a CPython bug,
+# see compat.release_dispatch_caches): once per process, when fxrod first compiles forms
+compat.release_dispatch_caches()
+
 #: ``(UFL signature, options) -> (ufcx_form, module)`` of the forms compiled in this process
 _COMPILED: dict[tuple[str, str], tuple[object, object]] = {}
 

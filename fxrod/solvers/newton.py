@@ -539,15 +539,16 @@ class NewtonSolver:
         skip = global_bc_dofs(w, bcs)
         vec, (f, fargs, fkw) = self.snes.getFunction()
         J, P, (jac, jargs, jkw) = self.snes.getJacobian()
+        terms = self.terms   # not self: SNES keeps its callbacks out of the cycle collector
 
         def residual(snes, x, b):
             f(snes, x, b, *fargs, **fkw)
-            for t in self.terms:
+            for t in terms:
                 t.add_residual(b, skip)
 
         def jacobian(snes, x, A, B):
             jac(snes, x, A, B, *jargs, **jkw)
-            for t in self.terms:
+            for t in terms:
                 t.add_jacobian(A, skip)
 
         self.snes.setFunction(residual, vec)

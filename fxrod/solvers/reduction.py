@@ -15,6 +15,8 @@ rows are ``w_r - g``. :class:`ReducedNewtonSolver` is the PETSc SNES + MUMPS New
 from __future__ import annotations
 
 import itertools
+import weakref
+from collections.abc import Callable
 
 import numpy as np
 from dolfinx import fem
@@ -149,6 +151,20 @@ class Reduction:
         return pos.astype(np.int32)
 
 
+def weak_callback(method: Callable) -> Callable:
+    """A PETSc callback that calls the bound ``method`` without keeping its object alive.
+
+    PETSc holds its callbacks in C, out of reach of Python's cycle collector: a bound method
+    of the solver that owns the SNES would keep the solver, its model's mesh and their MPI
+    communicators alive for the rest of the process (MPICH has 2048 per process)."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args):
+        return ref()(*args)
+
+    return call
+
+
 class ReducedNewtonSolver:
     """SNES Newton (MUMPS LU) on ``T^T F(T w_r) = 0`` with Dirichlet rows ``w_r - g``.
 
@@ -196,8 +212,8 @@ class ReducedNewtonSolver:
         for k, v in {**snes_options(s), **mumps.snes_options()}.items():
             opts[f"{pre}{k}"] = v
         snes.setFromOptions()
-        snes.setFunction(self._residual, self.r)
-        snes.setJacobian(self._jacobian, self.Jr, self.Jr)
+        snes.setFunction(weak_callback(self._residual), self.r)
+        snes.setJacobian(weak_callback(self._jacobian), self.Jr, self.Jr)
         ksp = snes.getKSP()
         ksp.setOperators(self.Jr, self.Jr)
         mumps.configure(ksp.getPC(), s.icntl())
