@@ -299,6 +299,51 @@ def test_refusals_before_any_form():
         Structure([], bodies=["ball"])
 
 
+def _tendon_leg(body: bool) -> tuple[RodModel, np.ndarray]:
+    """A soft leg (0.2 m along x, radius 10 mm, d1 = e3) clamped at its base, bent by a
+    tendon (2 N at 6 mm off its axis), quasi-static in four load steps; with ``body`` a free
+    sphere 1 m away, clamped at its centre, in the same model. Returns the model and the
+    leg's nodal q (P2 nodes in arc-length order, (9, 12))."""
+    from fxrod.core.forms.actuation import Actuation, Tendon
+
+    leg = Rod(Section.circular(0.01, 1e6, 1100.0, nu=0.45), start=(0, 0, 0), end=(0.2, 0, 0),
+              d1=(0, 0, 1), n_elements=4)
+    bodies = [FreeBody.sphere(0.05, 1000.0, (1.2, 0.0, 0.0))] if body else []
+    st = Structure([leg], bodies=bodies)
+    supports = [Clamp("0", rod=0)] + ([Clamp("0", rod=st.body_rod(0))] if body else [])
+    act = Actuation([Tendon((0.006, 0.0), lambda t: 2.0 * t, rod=0)])
+    model = RodModel(st, supports=supports, extensions=[act], quasistatic=True)
+    skip_if_chain_refuses(model)
+    Integrator(model, 0.25, TIGHT).advance_to(1.0)
+    q = np.array([model.nodes.node_q(st.coordinate(0, "0") + s)
+                  for s in np.linspace(0.0, 0.2, 9)])
+    return model, q
+
+
+def test_tendon_on_a_rod_beside_a_free_body():
+    """Actuators act on the rods proper of a model with free bodies: a tendon bends a
+    clamped leg as it does without the (clamped, 1 m away) body in the model, to the
+    round-off of the four load steps (the leg's and the body's unknowns are uncoupled; the
+    tendon's arc itself against its closed form: tests/test_structure_features.py), and the
+    body stays where it is. A tendon on a body's carrier is refused in one line."""
+    from fxrod.core.forms.actuation import Actuation, Tendon
+
+    model, q = _tendon_leg(body=True)
+    _, q_alone = _tendon_leg(body=False)
+    assert np.max(np.abs(q[-1, :3] - q[0, :3] - (0.2, 0, 0))) > 0.01    # a visible bend
+    assert np.max(np.abs(q - q_alone)) <= roundoff(1.0, 4)
+    centre = model.nodes.node_q(model.structure.coordinate(1, "0"))
+    assert np.array_equal(centre[:3], (1.2, 0.0, 0.0))
+    st = Structure([Rod(Section.circular(0.01, 1e6, 1100.0, nu=0.45), start=(0, 0, 0),
+                        end=(0.2, 0, 0), d1=(0, 0, 1), n_elements=2)],
+                   bodies=[FreeBody.sphere(0.05, 1000.0, (1.2, 0.0, 0.0))])
+    with pytest.raises(ParameterError, match=r"tendon 'actuator 1': rod = 1: must be < 1 "
+                                             r"\(the rods proper; 1.. carry the free "
+                                             r"bodies\)") as e:
+        RodModel(st, extensions=[Actuation([Tendon((0.006, 0.0), 1.0, rod=1)])])
+    assert "\n" not in str(e.value)
+
+
 def test_primitives():
     s = FreeBody.sphere(0.1, 1000.0, (0, 0, 0))
     assert np.isclose(s.mass, 4.0 / 3.0 * np.pi * 1e-3 * 1000.0, rtol=1e-15)

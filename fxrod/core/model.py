@@ -79,7 +79,7 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     if len(set(names)) != len(names):
         raise ParameterError("extension names", names, "unique within a model")
     if isinstance(rod, Structure) and rod.bodies:
-        _check_free_bodies(rod.bodies, loads, extensions, quasistatic)
+        _check_free_bodies(rod, loads, extensions, quasistatic)
     bodies = [ext.name for ext in extensions if isinstance(ext, RigidBody)]
     if bodies and any(isinstance(ld, Gravity) for ld in loads):
         raise ParameterError("loads", f"Gravity with the rigid bodies {bodies}",
@@ -95,26 +95,36 @@ def _check_inputs(rod, loads, supports, extensions, quasistatic: bool,
     return evaluation
 
 
-def _check_free_bodies(bodies, loads, extensions, quasistatic: bool) -> None:
+def _check_free_bodies(structure, loads, extensions, quasistatic: bool) -> None:
     """What a model with free bodies (:mod:`fxrod.core.freebody`) takes: dynamics or load
     stepping, end loads and gravity, rigid bodies and elastic supports at nodes, the bodies'
-    contact with obstacles, rods and each other (in dynamics only); nothing distributed
-    along the rods (it would act on the bodies' carriers). Bodies with contact shapes need a
-    :class:`fxrod.core.forms.bodycontact.BodyContact` or a
+    contact with obstacles, rods and each other (in dynamics only), actuators and curvature
+    waves on the rods proper (``rod=k``, k below ``structure.n_members``); nothing else
+    distributed along the rods (it would act on the bodies' carriers). Bodies with contact
+    shapes need a :class:`fxrod.core.forms.bodycontact.BodyContact` or a
     :class:`fxrod.core.forms.bodypairs.ShapeContact`."""
+    from fxrod.core.forms.actuation import Actuation, CurvatureWave
     from fxrod.core.forms.bodycontact import BodyContact
     from fxrod.core.forms.bodypairs import ShapeContact
     from fxrod.core.forms.springs import ElasticSupport
 
+    bodies, n = structure.bodies, structure.n_members
     for ld in loads:
         if not isinstance(ld, EndLoad | Gravity):
             raise ParameterError("loads", type(ld).__name__, "EndLoad or Gravity with free "
                                  "bodies (a distributed load would act on their carriers)")
     for ext in extensions:
-        if not isinstance(ext, RigidBody | ElasticSupport | BodyContact | ShapeContact):
+        if isinstance(ext, Actuation | CurvatureWave):
+            on = [(a.label, a.rod) for a in ext.actuators] if isinstance(ext, Actuation) \
+                else [("CurvatureWave", ext.rod)]
+            for label, k in on:
+                if k is not None and k >= n:
+                    raise ParameterError(f"{label}: rod", k, f"< {n} (the rods proper; "
+                                         f"{n}.. carry the free bodies)")
+        elif not isinstance(ext, RigidBody | ElasticSupport | BodyContact | ShapeContact):
             raise ParameterError("extensions", ext.name, "RigidBody, ElasticSupport, "
-                                 "BodyContact or ShapeContact with free bodies (others would "
-                                 "act on their carriers)")
+                                 "BodyContact, ShapeContact, Actuation or CurvatureWave with "
+                                 "free bodies (others would act on their carriers)")
     contact = [ext.name for ext in extensions if isinstance(ext, BodyContact)]
     if quasistatic and contact:
         raise ParameterError("extensions", contact, "no BodyContact in a quasi-static model "
