@@ -276,6 +276,24 @@ class ChainPieces(ChainSolver):
             raise RuntimeError(f"chain solver: {why}")
         self.factored = True
 
+    def _interfaces(self, r: np.ndarray, solve) -> None:
+        """The cut vertices' rows of ``r`` (m, nv) replaced by the interface system's
+        solution: the rows of every rank summed (one Allreduce), then ``solve`` (the factored
+        system's solve or transposed solve, ``fxrod_btri_solve[_t]``) in place."""
+        pc, m, nv = self.piece, self.m, self.nv
+        first = pc.first >= 0
+        rI = self.rI
+        rI[:] = 0.0
+        rI[pc.last] = r[m - 1]
+        if first:
+            rI[pc.first] = r[0]
+        self.comm.Allreduce(MPI.IN_PLACE, rI, op=MPI.SUM)
+        DI, LI, UI, pivS, rI_ptr = self._ptrs_i
+        solve(pc.n_interfaces, nv, nv, nv, nv, DI, pivS, LI, UI, rI_ptr)
+        r[m - 1] = rI[pc.last]
+        if first:
+            r[0] = rI[pc.first]
+
     def _sweep(self, r: np.ndarray) -> None:
         """Solve the vertex system with the right-hand side ``r`` (m, nv; this rank's
         share at the interfaces) in place: forward sweep of the piece, the interface system
@@ -287,17 +305,7 @@ class ChainPieces(ChainSolver):
         first = int(pc.first >= 0)
         r_ptr = p(r, "double*")
         lib.fxrod_btri_forward(m, nv, lr, lc, D, piv, L, first, p(self.C, "double*"), r_ptr)
-        rI = self.rI
-        rI[:] = 0.0
-        rI[pc.last] = r[m - 1]
-        if first:
-            rI[pc.first] = r[0]
-        self.comm.Allreduce(MPI.IN_PLACE, rI, op=MPI.SUM)
-        DI, LI, UI, pivS, rI_ptr = self._ptrs_i
-        lib.fxrod_btri_solve(pc.n_interfaces, nv, nv, nv, nv, DI, pivS, LI, UI, rI_ptr)
-        r[m - 1] = rI[pc.last]
-        if first:
-            r[0] = rI[pc.first]
+        self._interfaces(r, lib.fxrod_btri_solve)
         lib.fxrod_btri_back(m, nv, uw, G, first, p(self.W, "double*"), r_ptr)
 
     def _check_vertex_system(self) -> float:
@@ -375,17 +383,7 @@ class ChainPieces(ChainSolver):
         lib.fxrod_chain_rhs_t(nc, m, ni, nv, lpos, X, act, lay, idofs, vdofs, b_ptr, rB)
         r = self.rB
         lib.fxrod_btri_forward_t(m, nv, uw, G, first, p(self.W, "double*"), rB)
-        rI = self.rI
-        rI[:] = 0.0
-        rI[pc.last] = r[m - 1]
-        if first:
-            rI[pc.first] = r[0]
-        self.comm.Allreduce(MPI.IN_PLACE, rI, op=MPI.SUM)
-        DI, LI, UI, pivS, rI_ptr = self._ptrs_i
-        lib.fxrod_btri_solve_t(pc.n_interfaces, nv, nv, nv, nv, DI, pivS, LI, UI, rI_ptr)
-        r[m - 1] = rI[pc.last]
-        if first:
-            r[0] = rI[pc.first]
+        self._interfaces(r, lib.fxrod_btri_solve_t)
         lib.fxrod_btri_back_t(m, nv, lr, lc, D, piv, L, first, p(self.C, "double*"), rB)
         lib.fxrod_chain_back_t(nc, m, ni, nv, lpos, LUI, pivI, ABI, act, lay, idofs, vdofs,
                                b_ptr, rB, p(out, "double*"))

@@ -62,11 +62,10 @@ MUMPS analyses the new pattern (:class:`fxrod.solvers.reduction.ReducedNewtonSol
 from __future__ import annotations
 
 import numpy as np
-import ufl
 from petsc4py import PETSc
 
 from fxrod.core.forms.base import Extension
-from fxrod.core.forms.rodcontact import RodContact
+from fxrod.core.forms.rodcontact import RodContact, owned_nodes
 from fxrod.core.freebody import ContactSphere
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
 
@@ -202,22 +201,13 @@ class ShapeContact(Extension):
         """Index the nodes (global numbering, owners), the bodies' centre nodes and frames,
         build the pairs' groups and refuse an overlap in the reference (t = 0)."""
         self._ctx = ctx
-        (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
-        (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
-        self.w, self.w0 = w, w0
-        W = w.function_space
-        Q, qmap = W.sub(0).collapse()
-        qmap = np.asarray(qmap, dtype=np.int64).reshape(-1, 12)
-        imap, bs = W.dofmap.index_map, W.dofmap.index_map_bs
-        n_nodes = Q.dofmap.index_map.size_local
-        own = qmap[:n_nodes]
-        glob = imap.local_to_global((own // bs).reshape(-1)).reshape(-1, 12) * bs + own % bs
-        comm = W.mesh.comm
+        self.w, self.w0, own, glob, xs = owned_nodes(ctx)
+        comm = self.w.function_space.mesh.comm
         self.comm, self._local = comm, own
         self._global = np.concatenate(comm.allgather(glob)).astype(PETSc.IntType)
         self._owner = np.concatenate([np.full(n, r) for r, n in
-                                      enumerate(comm.allgather(n_nodes))])
-        xs = np.concatenate(comm.allgather(Q.tabulate_dof_coordinates()[:n_nodes, 0]))
+                                      enumerate(comm.allgather(xs.size))])
+        xs = np.concatenate(comm.allgather(xs))
         st = self._st
         k, _ = st.locate(xs)
         k = np.asarray(k)

@@ -202,6 +202,22 @@ def spatial_pairs(comm, nodes: np.ndarray, reach: float, keep: Callable,
     return Pairs(rows[:, :WIDTH], rows[:, WIDTH:])
 
 
+def owned_nodes(ctx) -> tuple:
+    """The step unknown ``w`` and the state ``w0`` behind a form context, and this rank's
+    owned P2 nodes: ``(w, w0, local, glob, xs)`` with their local and global dofs of ``w``
+    (n, 12), the nodes' q = (x, d1, d2, d3), and their mesh coordinates ``xs`` [m] (n,)."""
+    (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
+    (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
+    W = w.function_space
+    Q, qmap = W.sub(0).collapse()
+    qmap = np.asarray(qmap, dtype=np.int64).reshape(-1, 12)
+    imap, bs = W.dofmap.index_map, W.dofmap.index_map_bs
+    n_nodes = Q.dofmap.index_map.size_local
+    local = qmap[:n_nodes]
+    glob = imap.local_to_global((local // bs).reshape(-1)).reshape(-1, 12) * bs + local % bs
+    return w, w0, local, glob, Q.tabulate_dof_coordinates()[:n_nodes, 0]
+
+
 class RodContact(Extension):
     """Frictionless penalty contact between the nodes of the rods of a model.
 
@@ -277,21 +293,13 @@ class RodContact(Extension):
         nodes (global ids, dofs, rod and arc length) and check that no pair overlaps in the
         reference (t = 0)."""
         self._ctx = ctx
-        (w,) = ufl.algorithms.extract_coefficients(ctx.q1)
-        (w0,) = ufl.algorithms.extract_coefficients(ctx.q0)
-        self.w, self.w0 = w, w0
-        W = w.function_space
-        Q, qmap = W.sub(0).collapse()
-        qmap = np.asarray(qmap, dtype=np.int64).reshape(-1, 12)
-        imap = W.dofmap.index_map
-        bs = W.dofmap.index_map_bs
-        n_nodes = Q.dofmap.index_map.size_local
-        own = qmap[:n_nodes, :3]                                   # local W dofs of x
-        glob = imap.local_to_global((own // bs).reshape(-1)).reshape(-1, 3) * bs + own % bs
-        xs = Q.tabulate_dof_coordinates()[:n_nodes, 0]
+        self.w, self.w0, local, glob, xs = owned_nodes(ctx)
+        W = self.w.function_space
+        n_nodes = xs.size
+        glob = glob[:, :3]                                         # the dofs of x
         self.comm = W.mesh.comm
-        self._local = own
-        self._n_global = imap.size_global * bs
+        self._local = local[:, :3]
+        self._n_global = W.dofmap.index_map.size_global * W.dofmap.index_map_bs
         rod, s = self._locate(xs)
         # the owned nodes' record: id (the global dof of x_1), owner, rod, s, dofs of x
         self._static = np.column_stack([glob[:, 0], np.full(n_nodes, self.comm.rank), rod, s,
