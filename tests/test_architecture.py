@@ -48,6 +48,9 @@ MODULES: dict[str, tuple[int, str]] = {
                                   "solved, nothing of what is solved"),
     "fxrod.solvers.backends": (2, "the capability flags every linear backend declares; a "
                                   "setting a backend cannot honour is refused in one line"),
+    "fxrod.solvers.pattern": (2, "a step matrix's sparsity pattern grown by contact pairs "
+                                 "(preallocated anew, serial and across ranks) and the epoch "
+                                 "that makes its solvers analyse it anew"),
     "fxrod.solvers.mumps": (2, "MUMPS, the only module that configures it (LU, LDLᵀ with "
                                "inertia, determinant sign, shift-invert, transpose solves)"),
     "fxrod.solvers.chain": (2, "the chain solver: element condensation and the "

@@ -32,6 +32,8 @@ import itertools
 
 from petsc4py import PETSc
 
+from fxrod.solvers.pattern import PatternWatch
+
 #: The factorisations: ``"lu"`` (general; the sign of the determinant on request:
 #: :meth:`DirectSolver.determinant_sign`) and ``"ldlt"`` (symmetric indefinite, with the
 #: inertia: :meth:`DirectSolver.negative_eigenvalues`).
@@ -150,13 +152,15 @@ class DirectSolver:
         self.ksp.setOptionsPrefix(new_prefix("mumps"))
         self.ksp.setType(PETSc.KSP.Type.PREONLY)
         self._configured = False
+        self._watch = PatternWatch()
 
     def factor(self, A: PETSc.Mat) -> None:
         """Factorise ``A`` (again when its values or pattern changed), growing the workspace
         when MUMPS asks for it; raise RuntimeError with INFOG(1) when MUMPS fails (e.g. an
         exactly singular matrix)."""
-        self.ksp.setOperators(A, A)
         pc = self.ksp.getPC()
+        self._watch.check(A, pc)      # a pattern grown by contact pairs: a new analysis
+        self.ksp.setOperators(A, A)
         if not self._configured:
             configure(pc, self.icntl, self.factor_kind, self.scaled)
             self._configured = True

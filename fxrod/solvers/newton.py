@@ -44,6 +44,7 @@ from fxrod.solvers import backends, mumps
 from fxrod.solvers.backends import Capabilities
 from fxrod.solvers.chain import ChainPC, ChainSolver
 from fxrod.solvers.chain_mpi import ChainPieces
+from fxrod.solvers.pattern import PatternWatch
 from fxrod.solvers.settings import SolverSettings
 
 _SNES_REASONS = {v: k for k, v in PETSc.SNES.ConvergedReason.__dict__.items()
@@ -540,6 +541,7 @@ class NewtonSolver:
         vec, (f, fargs, fkw) = self.snes.getFunction()
         J, P, (jac, jargs, jkw) = self.snes.getJacobian()
         terms = self.terms   # not self: SNES keeps its callbacks out of the cycle collector
+        watch = PatternWatch(J)   # a pattern grown by the terms: MUMPS analyses it anew
 
         def residual(snes, x, b):
             f(snes, x, b, *fargs, **fkw)
@@ -550,6 +552,7 @@ class NewtonSolver:
             jac(snes, x, A, B, *jargs, **jkw)
             for t in terms:
                 t.add_jacobian(A, skip)
+            watch.check(A, snes.getKSP().getPC())
 
         self.snes.setFunction(residual, vec)
         self.snes.setJacobian(jacobian, J, P)

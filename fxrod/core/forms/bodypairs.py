@@ -62,12 +62,14 @@ MUMPS analyses the new pattern (:class:`fxrod.solvers.reduction.ReducedNewtonSol
 from __future__ import annotations
 
 import numpy as np
+from mpi4py import MPI
 from petsc4py import PETSc
 
 from fxrod.core.forms.base import Extension
-from fxrod.core.forms.rodcontact import RodContact, owned_nodes
+from fxrod.core.forms.rodcontact import owned_nodes
 from fxrod.core.freebody import ContactSphere
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
+from fxrod.solvers import pattern
 
 #: Pairs closer than this at t = 0, relative to the shape's extent, count as touching.
 OVERLAP_TOL = 1e-10
@@ -395,8 +397,9 @@ class ShapeContact(Extension):
 
     def add_jacobian(self, A: PETSc.Mat, skip: np.ndarray) -> None:
         """Add the pairs' 24 x 24 blocks (times ``h``) to the owned rows of the assembled
-        ``A`` (rows and columns in ``skip`` left out) and assemble it; a serial matrix is
-        preallocated anew once new entries appear (as the rod-rod contact's)."""
+        ``A`` (rows and columns in ``skip`` left out) and assemble it; the matrix is
+        preallocated anew once new pairs appear on any rank
+        (:func:`fxrod.solvers.pattern.grow`, as the rod-rod contact's)."""
         groups = self._evaluate(jacobian=True)
         if not groups:
             return
@@ -407,13 +410,12 @@ class ShapeContact(Extension):
         out = np.isin(dofs, skip)
         cols = np.where(out, -1, dofs).astype(PETSc.IntType)
         rows = np.where(out | (owner != self.comm.rank), -1, dofs).astype(PETSc.IntType)
-        if self.comm.size == 1:
-            pattern = self._known.get(A.handle, set())
-            new = {(int(a), int(b)) for a, b in zip(dofs[:, 0], dofs[:, 12], strict=True)}
-            if not new <= pattern:
-                RodContact._repattern(A, rows, cols, blocks)
-                self._known = {A.handle: pattern | new}
-                return
+        known = self._known.get(A.handle, set())
+        pairs = {(int(a), int(b)) for a, b in zip(dofs[:, 0], dofs[:, 12], strict=True)}
+        if self.comm.allreduce(not pairs <= known, op=MPI.LOR):
+            pattern.grow(A, rows, cols, blocks)
+            self._known = {A.handle: known | pairs}
+            return
         A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
         A.setValuesRCV(rows, cols, blocks, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()

@@ -57,7 +57,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 import ufl
 from mpi4py import MPI
 from petsc4py import PETSc
@@ -65,6 +64,7 @@ from scipy.spatial import cKDTree
 
 from fxrod.core.forms.base import Extension
 from fxrod.errors import ParameterError, check_nonnegative, check_positive
+from fxrod.solvers import pattern
 
 #: Pairs closer than this at t = 0, relative to 2 r, count as touching (not overlapping).
 OVERLAP_TOL = 1e-10
@@ -470,15 +470,11 @@ class RodContact(Extension):
 
         Every pair gives one 6 x 6 block ``h [[K, -K], [-K, K]]`` on the dofs of ``(x_a,
         x_b)``, rows of other ranks and rows/columns in ``skip`` as index -1 (ignored by
-        PETSc). When, in a serial run, pairs appear that are not yet in the sparsity
-        pattern of ``A``, the matrix is preallocated once more with the union of its
-        pattern and the new pairs' whole blocks (explicit zeros kept, so the pattern does
-        not grow entry by entry in later steps) and its values are put back; inserting
-        into a matrix without room makes PETSc reallocate it once per overflowing row
-        (quadratic in the pairs). A grown pattern means a new MUMPS analysis. Under MPI
-        new entries are inserted: an MPIAIJ matrix preallocated anew restarts the nonzero
-        states PETSc uses to tell a new pattern, and a factorisation on the old analysis
-        corrupts memory."""
+        PETSc). When pairs appear on any rank that are not yet in the sparsity pattern of
+        ``A``, the matrix is preallocated once more with the union of its pattern and the
+        new pairs' whole blocks (:func:`fxrod.solvers.pattern.grow`: zeros kept, a new
+        pattern epoch, so the solver factoring ``A`` analyses it anew); inserting into a
+        matrix without room makes PETSc reallocate it once per overflowing row."""
         p, _, K = self._forces(jacobian=True)
         h = float(self._ctx.h.value)
         dofs = np.hstack([p.a[:, DOFS], p.b[:, DOFS]]).astype(PETSc.IntType)
@@ -490,41 +486,14 @@ class RodContact(Extension):
         blocks = np.block([[hK, -hK], [-hK, hK]])
         key = p.keys(self._n_global)
         known = self._known.get(A.handle, np.empty(0, dtype=np.int64))
-        if self.comm.size == 1 and np.isin(key, known, invert=True).any():
-            self._repattern(A, rows, cols, blocks)
+        new = bool(np.isin(key, known, invert=True).any())
+        if self.comm.allreduce(new, op=MPI.LOR):
+            pattern.grow(A, rows, cols, blocks)
             self._known = {A.handle: np.union1d(known, key)}
             return
         A.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
         A.setValuesRCV(rows, cols, blocks, addv=PETSc.InsertMode.ADD_VALUES)
         A.assemble()
-
-    @staticmethod
-    def _repattern(A: PETSc.Mat, rows: np.ndarray, cols: np.ndarray,
-                   blocks: np.ndarray) -> None:
-        """``A += blocks`` (at ``rows x cols``, -1 skipped) with ``A`` preallocated anew for
-        the union of its pattern and the blocks' entries (zeros included)."""
-        r0, r1 = A.getOwnershipRange()
-        shape = (r1 - r0, A.getSize()[1])
-        rr = np.broadcast_to(rows[:, :, None], blocks.shape)
-        cc = np.broadcast_to(cols[:, None, :], blocks.shape)
-        ok = (rr >= 0) & (cc >= 0)
-        C = sp.csr_matrix((blocks[ok], (rr[ok] - r0, cc[ok])), shape=shape)
-        C.sum_duplicates()
-        ai, aj, av = (np.array(a) for a in A.getValuesCSR())   # copies: A is reallocated
-        pattern = (sp.csr_matrix((np.ones(aj.size), aj, ai), shape=shape)
-                   + sp.csr_matrix((np.ones(C.indices.size), C.indices, C.indptr),
-                                   shape=shape)).tocsr()
-        pattern.sort_indices()
-        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, False)   # keep the zeros
-        A.setPreallocationCSR((pattern.indptr.astype(PETSc.IntType),
-                               pattern.indices.astype(PETSc.IntType), np.zeros(pattern.nnz)))
-        A.setValuesCSR(ai.astype(PETSc.IntType), aj.astype(PETSc.IntType), av,
-                       addv=PETSc.InsertMode.ADD_VALUES)
-        A.setValuesCSR(C.indptr.astype(PETSc.IntType), C.indices.astype(PETSc.IntType),
-                       C.data, addv=PETSc.InsertMode.ADD_VALUES)
-        A.assemble()
-        # fxrod zeroes its matrices before each assembly: skipping zeros is harmless
-        A.setOption(PETSc.Mat.Option.IGNORE_ZERO_ENTRIES, True)
 
     def dissipation_value(self) -> float:
         """Friction dissipation of the step ``D`` [J]: the pairs' sum at the last iterate
