@@ -17,9 +17,11 @@ Terms that couple distant dofs (rod-rod contact, :mod:`fxrod.core.forms.rodconta
 UFL forms: the model holds them (:attr:`fxrod.core.model.RodModel.nonlocal_terms`) and hands them
 to its solvers (``terms``), which add their rows (``add_residual(b, skip)``) and blocks
 (``add_jacobian(A, skip)``, ``skip`` the global Dirichlet dofs) after the UFL assembly.
-Their pattern changes between iterates, so the Jacobian is then assembled by DOLFINx into a
-matrix that accepts new nonzeros (PETSc's nonzero state makes MUMPS redo its analysis);
-without such terms nothing changes.
+Their pattern changes between iterates, so the Jacobian is then assembled by DOLFINx and the
+terms grow its pattern where new pairs need room (:func:`fxrod.solvers.pattern.grow`); the
+driver watches the pattern's epoch and resets the preconditioner, so that MUMPS analyses the
+new pattern (:class:`fxrod.solvers.pattern.PatternWatch`); without such terms nothing
+changes.
 """
 
 from __future__ import annotations
