@@ -1,5 +1,5 @@
 """``python -m fxrod`` runs the command line (see :mod:`fxrod.cli`)."""
 
-from fxrod.cli import main
+from fxrod.cli import command
 
-raise SystemExit(main())
+command()

@@ -10,7 +10,8 @@ needed columns, bad parameters) print one line ``fxrod: error: ...`` and exit wi
 without a traceback. A run stopped by SIGINT/SIGTERM exits with 128 + the signal, a case
 whose own checks fail with 1. A step whose Newton solve fails
 (:class:`fxrod.errors.ConvergenceError`) prints one line (time, step size, solver reason) and
-a hint, and exits with status 2.
+a hint, and exits with status 2. A closed pipe (``fxrod info | head -1``) ends the command
+silently, as it ends any Unix filter (:func:`command`).
 """
 
 from __future__ import annotations
@@ -550,5 +551,21 @@ def main(argv=None) -> int:
         return EXIT_USAGE
 
 
-if __name__ == "__main__":
+def command() -> NoReturn:
+    """The ``fxrod`` program (the console script and ``python -m fxrod``): :func:`main` in a
+    process of its own, whose signals it owns. A closed pipe (``fxrod info | head -1``) ends
+    it silently, as it ends any Unix filter; PETSc installs no handlers of its own (they
+    print a "PETSC ERROR" report and abort with status 15 on a closed pipe, and replace
+    Python's traceback of a crash, which :mod:`faulthandler` prints instead)."""
+    import faulthandler
+    import signal
+
+    options = os.environ.get("PETSC_OPTIONS", "")
+    os.environ["PETSC_OPTIONS"] = f"{options} -no_signal_handler".strip()  # before PETSc starts
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    faulthandler.enable()
     raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 
@@ -150,6 +151,19 @@ def test_newton_failure_is_one_line_and_a_hint(tmp_path):
     assert err[0].startswith("fxrod: error: Newton failed at t = ") and "(step h = " in err[0]
     assert "DIVERGED" in err[0]
     assert err[1].startswith("fxrod: hint:") and "--h" in err[1]
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """``fxrod info | head -1`` with the reader gone before fxrod writes: fxrod ends as a Unix
+    filter does, killed by SIGPIPE, without PETSc's error report and its exit status 15."""
+    p = subprocess.Popen([sys.executable, "-m", "fxrod", "info"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=300)
+    p.stderr.close()
+    assert p.returncode == -signal.SIGPIPE, (p.returncode, err)
+    assert "PETSC ERROR" not in err, err
 
 
 def test_list_and_info():
