@@ -4,10 +4,10 @@ DOLFINx preallocates a step matrix for the entries its forms produce; the rod-ro
 the bodies' pair contact add blocks where no form puts an entry. Inserting into an AIJ matrix
 without room makes PETSc reallocate it once per overflowing row, and under MPI an entry in a
 new off-rank column disassembles the matrix's off-diagonal part as well: at 1000 fibres on 2
-ranks (``bench/bundle.py``) that insertion took 58 % of the step. :func:`grow` preallocates
-the matrix once more for the union of its pattern and the new blocks (explicit zeros kept,
-so the pattern does not grow entry by entry in later steps), in a serial run and across
-ranks alike.
+ranks (``bench/bundle.py``) that insertion took 58 % of the first three steps. :func:`grow`
+preallocates the matrix once more for the union of its pattern and the new blocks (explicit
+zeros kept, so the pattern does not grow entry by entry in later steps), in a serial run and
+across ranks alike.
 
 A preallocated MPIAIJ matrix restarts the nonzero state PETSc uses to tell a new pattern, so
 a factorisation could reuse the symbolic analysis of the old pattern (MUMPS then writes past
